@@ -1,0 +1,85 @@
+#include "support/cli.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+
+namespace dpt::app {
+
+cli::cli(int argc, char* argv[], const std::set<std::string>& options, const std::set<std::string>& flags) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.size() < 3 || arg.compare(0, 2, "--") != 0) {
+      positionals_.push_back(arg);
+      continue;
+    }
+    std::string name = arg.substr(2), value;
+    const auto equals = name.find('=');
+    const bool inline_value = equals != std::string::npos;
+    if (inline_value) {
+      value = name.substr(equals + 1);
+      name.resize(equals);
+    }
+    if (flags.count(name)) {
+      if (inline_value) throw input_error("option --" + name + " takes no value");
+      values_[name] = "";
+    } else if (options.count(name)) {
+      if (!inline_value) {
+        if (i + 1 >= argc) throw input_error("option --" + name + " needs a value");
+        value = argv[++i];
+      }
+      values_[name] = value;
+    } else {
+      throw input_error("unknown option --" + name + " (try --help)");
+    }
+  }
+}
+
+bool cli::has(const std::string& name) const { return values_.count(name) != 0; }
+
+std::optional<std::string> cli::get(const std::string& name) const {
+  const auto it = values_.find(name);
+  if (it == values_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::string cli::get_or(const std::string& name, const std::string& fallback) const {
+  return get(name).value_or(fallback);
+}
+
+long long cli::get_int(const std::string& name, long long fallback, long long min, long long max) const {
+  const auto value = get(name);
+  if (!value) return fallback;
+  const long long parsed = parse_int(*value, "--" + name);
+  if (parsed < min || parsed > max) {
+    throw input_error("--" + name + " must be between " + std::to_string(min) + " and " + std::to_string(max) +
+                      " (got " + *value + ")");
+  }
+  return parsed;
+}
+
+double cli::get_double(const std::string& name, double fallback) const {
+  const auto value = get(name);
+  return value ? parse_double(*value, "--" + name) : fallback;
+}
+
+long long parse_int(const std::string& token, const std::string& what) {
+  errno = 0;
+  char* end = nullptr;
+  const long long value = std::strtoll(token.c_str(), &end, 10);
+  if (token.empty() || *end != '\0' || errno == ERANGE) {
+    throw input_error(what + ": '" + token + "' is not an integer");
+  }
+  return value;
+}
+
+double parse_double(const std::string& token, const std::string& what) {
+  errno = 0;
+  char* end = nullptr;
+  const double value = std::strtod(token.c_str(), &end);
+  if (token.empty() || *end != '\0' || errno == ERANGE) {
+    throw input_error(what + ": '" + token + "' is not a number");
+  }
+  return value;
+}
+
+}  // namespace dpt::app

@@ -1,0 +1,75 @@
+# One-line helpers for everything dpt builds. Each takes the target name and its sources; `.cu` sources are
+# CUDA under the CUDA device system and plain C++ (compiled by the host compiler) under OMP, TBB and CPP.
+#
+#   dpt_add_test(NAME SOURCES ... [LABELS cpu|simt|gpu ...] [LIBS ...] [ARGS ...])
+#   dpt_add_app(NAME SOURCES ... [LIBS ...])
+#   dpt_add_bench(NAME SOURCES ... [LIBS ...])
+#   dpt_add_library(NAME SOURCES ... [LIBS ...])
+
+# Warnings for dpt's own targets only; consumers of dpt::algorithms never inherit them.
+add_library(dpt_warnings INTERFACE)
+target_compile_options(dpt_warnings INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra>
+  $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
+
+# Makes the `.cu` files of TARGET compile as C++ with the host compiler when the device system is not CUDA,
+# and gives CUDA targets the flags that device lambdas need.
+function(dpt_compile_cu_sources target)
+  get_target_property(sources ${target} SOURCES)
+  foreach(source IN LISTS sources)
+    if(source MATCHES "\\.cu$")
+      if(DPT_CUDA)
+        set_source_files_properties(${source} TARGET_DIRECTORY ${target} PROPERTIES LANGUAGE CUDA)
+      else()
+        set_source_files_properties(${source} TARGET_DIRECTORY ${target} PROPERTIES LANGUAGE CXX COMPILE_OPTIONS "-xc++")
+      endif()
+    endif()
+  endforeach()
+  if(DPT_CUDA)
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--extended-lambda --expt-relaxed-constexpr>)
+  endif()
+endfunction()
+
+function(_dpt_add_executable name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE dpt::algorithms dpt_warnings ${ARG_LIBS})
+  dpt_compile_cu_sources(${name})
+endfunction()
+
+function(dpt_add_app name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
+  _dpt_add_executable(${name} SOURCES ${ARG_SOURCES} LIBS dpt_app_support ${ARG_LIBS})
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bin")
+  install(TARGETS ${name} RUNTIME)
+endfunction()
+
+# A test executable per area, labelled for ctest: `cpu` (Thrust on a CPU device system), `simt` (kernels on the
+# host SIMT runner) or `gpu` (needs a GPU). In a CUDA build every Thrust test runs on the GPU, so `cpu` becomes
+# `gpu` there. Exit code 77 means "skipped" — a GPU test on a machine without a GPU says so instead of passing.
+function(dpt_add_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;LABELS;ARGS" ${ARGN})
+  _dpt_add_executable(${name} SOURCES ${ARG_SOURCES} LIBS dpt_test_main ${ARG_LIBS})
+  if(NOT ARG_LABELS)
+    set(ARG_LABELS cpu)
+  endif()
+  if(DPT_CUDA)
+    list(TRANSFORM ARG_LABELS REPLACE "^cpu$" "gpu")
+  endif()
+  add_test(NAME ${name} COMMAND ${name} ${ARG_ARGS})
+  set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}" SKIP_RETURN_CODE 77)
+endfunction()
+
+function(dpt_add_bench name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
+  _dpt_add_executable(${name} SOURCES ${ARG_SOURCES} LIBS benchmark::benchmark ${ARG_LIBS})
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bench")
+endfunction()
+
+# A static library of dpt code that several executables share (a tour chapter, a file reader).
+function(dpt_add_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
+  add_library(${name} STATIC ${ARG_SOURCES})
+  target_link_libraries(${name} PUBLIC dpt::algorithms ${ARG_LIBS} PRIVATE dpt_warnings)
+  dpt_compile_cu_sources(${name})
+endfunction()

@@ -1,0 +1,20 @@
+# `cmake --install` lays out headers, apps and a CMake package so that an outside project can write
+#
+#   find_package(dpt CONFIG REQUIRED)
+#   target_link_libraries(app PRIVATE dpt::algorithms)
+#
+# The package records the device system it was built for and recreates the matching Thrust target from the
+# consumer's CUDA toolkit, so the consumer never repeats the backend choice.
+include(CMakePackageConfigHelpers)
+include(GNUInstallDirs)
+
+set(DPT_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/dpt")
+install(TARGETS dpt_algorithms EXPORT dpt-targets)
+install(DIRECTORY algorithms/dpt DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}" FILES_MATCHING PATTERN "*.hpp")
+install(EXPORT dpt-targets NAMESPACE dpt:: DESTINATION "${DPT_INSTALL_CMAKEDIR}")
+
+configure_package_config_file(cmake/dpt-config.cmake.in "${PROJECT_BINARY_DIR}/dpt-config.cmake"
+  INSTALL_DESTINATION "${DPT_INSTALL_CMAKEDIR}")
+write_basic_package_version_file("${PROJECT_BINARY_DIR}/dpt-config-version.cmake" COMPATIBILITY SameMinorVersion)
+install(FILES "${PROJECT_BINARY_DIR}/dpt-config.cmake" "${PROJECT_BINARY_DIR}/dpt-config-version.cmake"
+  DESTINATION "${DPT_INSTALL_CMAKEDIR}")

@@ -1,0 +1,30 @@
+// A consumer of the installed dpt package: the lecture's segmented scan, checked against the slide.
+#include <cstdio>
+#include <thrust/device_vector.h>
+#include <thrust/host_vector.h>
+#include <vector>
+
+#include <dpt/segmented_scan.hpp>
+
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+#  include <cuda_runtime_api.h>
+#endif
+
+int main() {
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::puts("skipped: no device");
+    return 77;
+  }
+#endif
+  const std::vector<int> data{1, 2, 6, 1, 2, 3, 4}, flags{1, 0, 1, 1, 0, 0, 0};
+  const thrust::device_vector<int> d_data(data.begin(), data.end()), d_flags(flags.begin(), flags.end());
+  thrust::device_vector<int> d_out(data.size());
+  dpt::segmented_exclusive_scan(thrust::device, d_data.begin(), d_data.end(), d_flags.begin(), d_out.begin(), 0);
+  const thrust::host_vector<int> out = d_out;
+  const std::vector<int> expected{0, 1, 0, 0, 1, 3, 6};
+  const bool ok = std::vector<int>(out.begin(), out.end()) == expected;
+  std::printf("consumer (%s): segmented exclusive scan %s\n", dpt::device_system_name(), ok ? "matches" : "DIFFERS");
+  return ok ? 0 : 1;
+}

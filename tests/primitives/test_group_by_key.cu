@@ -1,0 +1,78 @@
+// dpt::group_by_key against a std::map of vectors.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <thrust/device_vector.h>
+#include <thrust/host_vector.h>
+#include <vector>
+
+#include <dpt/group_by_key.hpp>
+#include "support/random_inputs.hpp"
+
+namespace {
+
+// Host reference: an ordered map from key to the values in input order.
+std::map<int, std::vector<int>> reference_groups(const std::vector<int>& keys, const std::vector<int>& values) {
+  std::map<int, std::vector<int>> groups;
+  for (std::size_t i = 0; i < keys.size(); ++i) groups[keys[i]].push_back(values[i]);
+  return groups;
+}
+
+std::map<int, std::vector<int>> run_group_by_key(const std::vector<int>& keys, const std::vector<int>& values) {
+  const std::size_t n = keys.size();
+  const thrust::device_vector<int> d_keys(keys.begin(), keys.end());
+  const thrust::device_vector<int> d_values(values.begin(), values.end());
+  thrust::device_vector<int> d_keys_out(n);
+  thrust::device_vector<long long> d_offsets(n + 1);
+  thrust::device_vector<int> d_values_out(n);
+  const auto ends = dpt::group_by_key(thrust::device, d_keys.begin(), d_keys.end(), d_values.begin(),
+                                      d_keys_out.begin(), d_offsets.begin(), d_values_out.begin());
+  const auto groups = ends.keys_end - d_keys_out.begin();
+  REQUIRE(ends.offsets_end - d_offsets.begin() == groups + 1);
+
+  const thrust::host_vector<int> k(d_keys_out.begin(), ends.keys_end);
+  const thrust::host_vector<long long> offsets(d_offsets.begin(), ends.offsets_end);
+  const thrust::host_vector<int> v = d_values_out;
+  REQUIRE(offsets.front() == 0);
+  REQUIRE(offsets.back() == static_cast<long long>(n));
+  std::map<int, std::vector<int>> result;
+  for (long long g = 0; g < groups; ++g) {
+    REQUIRE(offsets[g] < offsets[g + 1]);  // no empty groups
+    if (g > 0) REQUIRE(k[g - 1] < k[g]);   // ascending keys, each once
+    result[k[g]].assign(v.begin() + offsets[g], v.begin() + offsets[g + 1]);
+  }
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("group_by_key reproduces the lecture's example", "[primitives][group_by_key]" DPT_BACKEND_TAG) {
+  const std::vector<int> keys{1, 2, 2, 1, 3, 1, 1, 2};
+  const std::vector<int> values{3, 8, 4, 6, 3, 9, 2, 8};
+  const std::map<int, std::vector<int>> expected{{1, {3, 6, 9, 2}}, {2, {8, 4, 8}}, {3, {3}}};
+  CHECK(run_group_by_key(keys, values) == expected);
+}
+
+TEST_CASE("group_by_key matches the sequential reference on random pairs", "[primitives][group_by_key]" DPT_BACKEND_TAG) {
+  for (const std::size_t n : dpt::test::interesting_sizes) {
+    // Few distinct keys (long groups), many (short groups), and all keys equal (one group).
+    for (const int distinct : {1, 7, 100000}) {
+      CAPTURE(n, distinct);
+      const auto keys = dpt::test::random_values<int>(n, 41 + n, 0, distinct - 1);
+      std::vector<int> values(n);
+      for (std::size_t i = 0; i < n; ++i) values[i] = static_cast<int>(i);  // input order, to check stability
+      CHECK(run_group_by_key(keys, values) == reference_groups(keys, values));
+    }
+  }
+}
+
+TEST_CASE("group_by_key gives every element its own group when keys are distinct", "[primitives][group_by_key]" DPT_BACKEND_TAG) {
+  std::vector<int> keys(1009), values(1009);
+  for (int i = 0; i < 1009; ++i) {
+    keys[i] = 1008 - i;
+    values[i] = i;
+  }
+  const auto groups = run_group_by_key(keys, values);
+  CHECK(groups.size() == 1009);
+  CHECK(groups == reference_groups(keys, values));
+}
