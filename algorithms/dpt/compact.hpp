@@ -11,7 +11,8 @@
 // the last entry is the number kept, so the predicate never has to run on the host.
 //
 // thrust::copy_if is the library's fused version of the same idea; dpt::compact spells out the steps so
-// each one can be seen, tested and measured against it.
+// each one can be seen, tested and measured against it. The scan is dpt::inclusive_scan, which uses every
+// core on the OMP and TBB device systems (Thrust's OMP scan is serial).
 #pragma once
 
 #include <cstddef>
@@ -22,6 +23,7 @@
 
 #include <dpt/config.hpp>
 #include <dpt/detail/temporary_array.hpp>
+#include <dpt/scan.hpp>
 
 namespace dpt {
 namespace detail {
@@ -54,7 +56,7 @@ OutputIt compact(const thrust::detail::execution_policy_base<DerivedPolicy>& exe
   const auto flags = thrust::make_transform_iterator(first, detail::predicate_to_flag<Predicate>{pred});
   // scan the flags: positions[i] − 1 is where element i goes if it is kept
   detail::temporary_array<std::ptrdiff_t, DerivedPolicy> positions(exec, n);
-  thrust::inclusive_scan(exec, flags, flags + n, positions.begin());
+  dpt::inclusive_scan(exec, flags, flags + n, positions.begin());
   // scatter the kept elements to their positions
   const auto destinations = thrust::make_transform_iterator(positions.begin(), detail::minus_one{});
   thrust::scatter_if(exec, first, last, destinations, flags, result);

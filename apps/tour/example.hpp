@@ -38,5 +38,9 @@ std::string show(const Range& values) {
 std::vector<chapter> all_chapters();
 
 chapter basics_chapter();
+chapter spmv_chapter();
+chapter scan_kernels_chapter();
+chapter grid_chapter();
+chapter histogram_chapter();
 
 }  // namespace dpt::tour

@@ -1,0 +1,210 @@
+// dpt/histogram.hpp — count how many values fall in each of K equal-width bins, without atomics.
+//
+// The lecture's data-parallel histogram (slides 47–49): map every value to its bin id, sort the ids so equal
+// bins sit together, find where each bin starts, and turn the starts into sizes.
+//
+//   values    = [0.1, 0.7, 0.3, 0.9, 0.35, 0.6, 1.4]      K = 4 bins over [0, 1]
+//   bin ids   = [0, 2, 1, 3, 1, 2, above]                 map (1.4 is above the range: dropped, counted)
+//   sorted    = [0, 1, 1, 2, 2, 3, above]                 sort
+//   starts    = [0, 1, 3, 5, 6]                           find starts (bins 0 … 3, then the dropped values)
+//   counts    = [1, 2, 2, 1]       dropped = 1            bin sizes: differences of adjacent starts
+//
+// Which bin a value goes in is NumPy's rule, exactly (dpt/histogram_bins.hpp): numpy.histogram(a, bins=K,
+// range=(lo, hi)) and dpt::histogram give the same counts, including values that lie on an edge. Values below
+// lo, above hi, or NaN are not counted in a bin; the result says how many of each there were.
+//
+// Every method below gives identical counts; they differ in how they get there (DESIGN.md, "histogram"):
+//   sort           map + sort + find starts + sizes from the starts, the lecture's recipe
+//   upper_bound    map + sort + a binary search for where each bin ends + adjacent differences (dense bins)
+//   reduce_by_key  map + sort + one count per run of equal ids, scattered into the bins (sparse bins)
+//   atomic         one atomic increment per value into the shared histogram
+//   privatized     atomics into a private histogram per CUDA block (per chunk of the input on CPUs), merged
+//                  (on CUDA, K + 3 counters must fit in a block's shared memory, else it counts like atomic)
+//   cub            cub::DeviceHistogram::HistogramEven (CUDA device system only)
+#pragma once
+
+#include <cstddef>
+#include <cuda/functional>
+#include <cuda/std/iterator>
+#include <stdexcept>
+#include <thrust/adjacent_difference.h>
+#include <thrust/binary_search.h>
+#include <thrust/copy.h>
+#include <thrust/fill.h>
+#include <thrust/host_vector.h>
+#include <thrust/iterator/constant_iterator.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/reverse_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/logical.h>
+#include <thrust/reduce.h>
+#include <thrust/scan.h>
+#include <thrust/scatter.h>
+#include <thrust/sort.h>
+#include <thrust/transform.h>
+
+#include <dpt/config.hpp>
+#include <dpt/detail/histogram_atomics.hpp>
+#include <dpt/histogram_bins.hpp>
+#include <dpt/detail/temporary_array.hpp>
+
+namespace dpt {
+
+enum class histogram_method { sort, upper_bound, reduce_by_key, atomic, privatized, cub };
+
+// False only for `cub` on a CPU device system, where there is no CUB.
+constexpr bool histogram_method_available(histogram_method method) noexcept {
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+  (void)method;
+  return true;
+#else
+  return method != histogram_method::cub;
+#endif
+}
+
+// The values that are in no bin, as NumPy drops them.
+struct histogram_result {
+  unsigned long long below = 0;  // < lo, including −Inf
+  unsigned long long above = 0;  // > hi, including +Inf
+  unsigned long long nan = 0;    // NaN
+  unsigned long long dropped() const { return below + above + nan; }
+};
+
+namespace detail {
+
+// True at the first element of every run of equal sorted bin ids.
+struct is_run_head {
+  const int* sorted_ids;
+  DPT_HOST_DEVICE bool operator()(std::ptrdiff_t i) const { return i == 0 || sorted_ids[i] != sorted_ids[i - 1]; }
+};
+
+// The size of a bin from where it starts and where the next one starts.
+struct size_from_starts {
+  DPT_HOST_DEVICE bin_counter operator()(std::ptrdiff_t next_start, std::ptrdiff_t start) const {
+    return static_cast<bin_counter>(next_start - start);
+  }
+};
+
+// map + sort, shared by the three sort-based methods: each value's slot id, in ascending order.
+template <class DerivedPolicy, class InputIt, class BinIndex>
+temporary_array<int, DerivedPolicy> sorted_bin_ids(const thrust::detail::execution_policy_base<DerivedPolicy>& exec,
+                                                   InputIt first, std::ptrdiff_t n, BinIndex bin_of) {
+  temporary_array<int, DerivedPolicy> ids(exec, n);
+  // map: every value to its bin id (or to a dropped slot)
+  thrust::transform(exec, first, first + n, ids.begin(), bin_of);
+  // sort to bring the values of each bin together
+  thrust::sort(exec, ids.begin(), ids.end());
+  return ids;
+}
+
+// The lecture's recipe, with bin sizes in O(K) work and O(log K) span.
+//
+// The lecture's bin_sizes kernel gives each bin a thread; a thread whose bin is non-empty walks forward with a
+// while loop over the empty bins (start = −1) until it finds the next non-empty start. With the data in few
+// bins that walk is O(K) for one thread while the others idle (span O(K), one warp lane doing all the work).
+// Here "empty" is marked with n instead of −1, so a reverse inclusive min-scan hands every empty bin the start
+// of the next non-empty one (empty bins get start == next start); the sizes are then plain differences of
+// adjacent starts. Both steps are O(K) total work, every element doing the same, and the scan has O(log K) span.
+template <class DerivedPolicy, class InputIt, class BinIndex, class SlotIt>
+void count_by_find_starts(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, InputIt first,
+                          std::ptrdiff_t n, BinIndex bin_of, int slot_count, SlotIt slots) {
+  const auto ids = sorted_bin_ids(exec, first, n, bin_of);
+  // starts[s] = where slot s begins in the sorted ids; starts[slot_count] = n closes the last slot
+  temporary_array<std::ptrdiff_t, DerivedPolicy> starts(exec, slot_count + 1);
+  thrust::fill(exec, starts.begin(), starts.end(), static_cast<std::ptrdiff_t>(n));
+  // find starts: the first position of each run of equal ids is where that bin starts
+  const auto positions = thrust::make_counting_iterator<std::ptrdiff_t>(0);
+  const auto heads = thrust::make_transform_iterator(positions, is_run_head{thrust::raw_pointer_cast(ids.begin())});
+  thrust::scatter_if(exec, positions, positions + n, ids.begin(), heads, starts.begin());
+  // fill empty starts: a reverse min-scan gives every empty bin the start of the next non-empty bin
+  const auto reversed = thrust::make_reverse_iterator(starts.end());
+  thrust::inclusive_scan(exec, reversed, reversed + (slot_count + 1), reversed, ::cuda::minimum<>{});
+  // bin sizes: differences of adjacent starts (0 for an empty bin)
+  thrust::transform(exec, starts.begin() + 1, starts.end(), starts.begin(), slots, size_from_starts{});
+}
+
+// Dense variant: after map + sort, a vectorised binary search finds where each bin ends, and adjacent
+// differences of the ends are the sizes. O(K log n) searches, all independent.
+template <class DerivedPolicy, class InputIt, class BinIndex, class SlotIt>
+void count_by_upper_bound(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, InputIt first,
+                          std::ptrdiff_t n, BinIndex bin_of, int slot_count, SlotIt slots) {
+  const auto ids = sorted_bin_ids(exec, first, n, bin_of);
+  temporary_array<std::ptrdiff_t, DerivedPolicy> ends(exec, slot_count);
+  // find ends: ends[s] = how many sorted ids are ≤ s
+  const auto slot_ids = thrust::make_counting_iterator<int>(0);
+  thrust::upper_bound(exec, ids.begin(), ids.end(), slot_ids, slot_ids + slot_count, ends.begin());
+  // bin sizes: adjacent differences of the ends (the first size is ends[0] itself)
+  thrust::adjacent_difference(exec, ends.begin(), ends.end(), slots);
+}
+
+// Sparse variant: after map + sort, reduce_by_key counts each run of equal ids — one output per non-empty bin,
+// so its work does not grow with K — and a scatter puts the counts in their bins over a zeroed histogram.
+template <class DerivedPolicy, class InputIt, class BinIndex, class SlotIt>
+void count_by_reduce_by_key(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, InputIt first,
+                            std::ptrdiff_t n, BinIndex bin_of, int slot_count, SlotIt slots) {
+  const auto ids = sorted_bin_ids(exec, first, n, bin_of);
+  const std::ptrdiff_t max_runs = n < slot_count ? n : slot_count;
+  temporary_array<int, DerivedPolicy> run_ids(exec, max_runs);
+  temporary_array<bin_counter, DerivedPolicy> run_sizes(exec, max_runs);
+  // segmented reduction: one count per run of equal bin ids
+  const auto ends = thrust::reduce_by_key(exec, ids.begin(), ids.end(), thrust::make_constant_iterator<bin_counter>(1),
+                                          run_ids.begin(), run_sizes.begin());
+  // scatter each run's size into its bin; the bins no run mentions stay 0
+  thrust::fill_n(exec, slots, slot_count, bin_counter{0});
+  thrust::scatter(exec, run_sizes.begin(), ends.second, run_ids.begin(), slots);
+}
+
+}  // namespace detail
+
+// Counts the values of [first, last) in bins.count equal-width bins over [bins.lo, bins.hi] (last bin closed),
+// writing bins.count counts to `counts` (any integer type). Returns how many values were dropped and why.
+// Throws std::invalid_argument for bins.count < 1, a range that is not finite or has lo ≥ hi, a range too
+// narrow for bins.count distinct edges, or the cub method on a CPU device system.
+// Scratch: the sort-based methods hold n bin ids plus O(K); the atomic ones O(K) (the CPU privatized one
+// O(K) per chunk).
+template <class DerivedPolicy, class InputIt, class Bound, class CountIt>
+histogram_result histogram(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, InputIt first,
+                           InputIt last, const even_bins<Bound>& bins, CountIt counts,
+                           histogram_method method = histogram_method::sort) {
+  using value_type = ::cuda::std::iter_value_t<InputIt>;
+  const auto bin_of = make_numpy_bin_index<value_type>(bins);
+  const int bin_count = bins.count;
+  // check the edges: each must lie strictly above the one before, as NumPy insists
+  const auto edge_ids = thrust::make_counting_iterator<int>(0);
+  if (thrust::any_of(exec, edge_ids, edge_ids + bin_count, detail::edge_not_increasing<decltype(bin_of)>{bin_of})) {
+    throw std::invalid_argument("histogram: too many bins for the range; the bin edges are not distinct");
+  }
+  if (!histogram_method_available(method)) {
+    throw std::invalid_argument("histogram: the cub method needs the CUDA device system");
+  }
+
+  const auto n = static_cast<std::ptrdiff_t>(thrust::distance(first, last));
+  const int slot_count = bin_count + 3;  // K bins, then below, above and NaN
+  detail::temporary_array<detail::bin_counter, DerivedPolicy> slots(exec, slot_count);
+  switch (method) {
+    case histogram_method::sort:
+      detail::count_by_find_starts(exec, first, n, bin_of, slot_count, slots.begin());
+      break;
+    case histogram_method::upper_bound:
+      detail::count_by_upper_bound(exec, first, n, bin_of, slot_count, slots.begin());
+      break;
+    case histogram_method::reduce_by_key:
+      detail::count_by_reduce_by_key(exec, first, n, bin_of, slot_count, slots.begin());
+      break;
+    case histogram_method::atomic:
+      detail::count_by_atomics(exec, first, n, bin_of, slot_count, slots.begin());
+      break;
+    case histogram_method::privatized:
+      detail::count_by_privatized_atomics(exec, first, n, bin_of, slot_count, slots.begin());
+      break;
+    case histogram_method::cub:
+      detail::count_by_cub(exec, first, n, bin_of, slot_count, slots.begin());
+      break;
+  }
+  // the bins go to the caller; the three dropped slots come back to the host in one copy
+  thrust::copy_n(exec, slots.begin(), bin_count, counts);
+  const thrust::host_vector<detail::bin_counter> dropped(slots.begin() + bin_count, slots.end());
+  return {dropped[0], dropped[1], dropped[2]};
+}
+
+}  // namespace dpt

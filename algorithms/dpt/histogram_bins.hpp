@@ -1,0 +1,138 @@
+// dpt/histogram_bins.hpp — which of K equal-width bins over [lo, hi] a value falls in, exactly as
+// numpy.histogram(a, bins=K, range=(lo, hi)) decides it (NumPy 1.24 … 2.x, numpy/lib/_histograms_impl.py).
+//
+//   K = 4 over [0, 1]: edges 0, 0.25, 0.5, 0.75, 1
+//   0 → 0,  0.25 → 1 (a value on an inner edge opens the next bin),  0.999 → 3,  1 → 3 (the last bin is closed)
+//   −0.1 → below,  1.1 → above,  ±Inf → below/above,  NaN → nan
+//
+// NumPy's rules, mirrored step by step:
+//   * The edges are np.linspace(lo, hi, K + 1): edge[i] = i·step + lo with step = (hi − lo) / K, each operation
+//     rounded separately in the arithmetic of the bounds, and edge[K] = hi exactly.
+//   * Values are compared with the edges in NumPy's "bin type": float32 for float32 data (the bounds are
+//     Python floats, which NumPy treats as weakly typed), float64 for everything else (integers included).
+//     The edges are rounded to that type.
+//   * A value is kept when edge[0] <= x <= edge[K]. Its bin is first estimated as ⌊(x − lo)·K / (hi − lo)⌋
+//     (K − 1 when that gives K), then moved down by one if x < edge[bin] and up by one if x ≥ edge[bin + 1]
+//     (unless bin is the last), so a value on an edge lands where the edges say, whatever the rounding of the
+//     estimate.
+//   * Bounds that are not finite, lo ≥ hi, K < 1, or edges that are not strictly increasing (too many bins
+//     for the precision of the range — NumPy's "Too many bins for data range") are errors. NumPy widens lo == hi
+//     to [lo − 0.5, hi + 0.5] only when it picks the range itself; callers that do so do it before calling.
+#pragma once
+
+#include <climits>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include <dpt/config.hpp>
+
+namespace dpt {
+
+// K equal-width bins over [lo, hi], the last one closed. Bound is the arithmetic the edges are computed in:
+// double for a range given by hand (NumPy's Python floats), or the data's own type when the range is the
+// data's min and max (NumPy computes np.linspace(a.min(), a.max(), …) in the data's type).
+template <class Bound = double>
+struct even_bins {
+  static_assert(std::is_same_v<Bound, float> || std::is_same_v<Bound, double>, "bounds are float or double");
+  int count = 1;
+  Bound lo = 0, hi = 1;
+};
+template <class Bound>
+even_bins(int, Bound, Bound) -> even_bins<Bound>;
+
+namespace detail {
+
+// a·b + c with both roundings, never fused into one FMA: NumPy multiplies and adds in two numpy operations,
+// and nvcc contracts a*b + c into an FMA by default, which would move edges by an ulp on the GPU.
+DPT_HOST_DEVICE inline double multiply_then_add(double a, double b, double c) {
+#if defined(__CUDA_ARCH__)
+  return __dadd_rn(__dmul_rn(a, b), c);
+#else
+  const double product = a * b;
+  return product + c;
+#endif
+}
+DPT_HOST_DEVICE inline float multiply_then_add(float a, float b, float c) {
+#if defined(__CUDA_ARCH__)
+  return __fadd_rn(__fmul_rn(a, b), c);
+#else
+  const float product = a * b;
+  return product + c;
+#endif
+}
+
+}  // namespace detail
+
+// The map step of every histogram method, public for callers who want the bin ids themselves.
+// Maps a value to its bin 0 … K−1, or to one of three extra slots for the values NumPy drops:
+// K (below lo, including −Inf), K + 1 (above hi, including +Inf) and K + 2 (NaN). Every histogram method
+// counts K + 3 slots, so the dropped values are counted by the same pass that counts the bins.
+template <class Value, class Bound>
+struct numpy_bin_index {
+  static_assert(std::is_arithmetic_v<Value> && !std::is_same_v<Value, long double>,
+                "histogram values are integers, float or double");
+  // NumPy's bin type: float32 data stays float32, everything else is compared as float64.
+  using compare_type = std::conditional_t<std::is_same_v<Value, float>, float, double>;
+
+  int bins;
+  Bound lo, hi, step;
+  double estimate_scale;  // K / (hi − lo), for the first guess only
+
+  DPT_HOST_DEVICE int below_slot() const { return bins; }
+  DPT_HOST_DEVICE int above_slot() const { return bins + 1; }
+  DPT_HOST_DEVICE int nan_slot() const { return bins + 2; }
+
+  // np.linspace(lo, hi, K + 1)[i], rounded to the bin type.
+  DPT_HOST_DEVICE compare_type edge(int i) const {
+    return i == bins ? static_cast<compare_type>(hi)
+                     : static_cast<compare_type>(detail::multiply_then_add(static_cast<Bound>(i), step, lo));
+  }
+
+  DPT_HOST_DEVICE int operator()(Value value) const {
+    const auto x = static_cast<compare_type>(value);
+    if (x != x) return nan_slot();
+    if (x < edge(0)) return below_slot();
+    if (x > edge(bins)) return above_slot();
+    const double estimate = (static_cast<double>(x) - static_cast<double>(lo)) * estimate_scale;
+    int bin = estimate >= bins ? bins - 1 : (estimate > 0 ? static_cast<int>(estimate) : 0);
+    if (x < edge(bin) && bin > 0) --bin;
+    if (bin != bins - 1 && x >= edge(bin + 1)) ++bin;
+    return bin;
+  }
+};
+
+// Checks the bins as NumPy does (except for the edges' spacing, which dpt::histogram checks on the device) and
+// returns the mapping; throws std::invalid_argument for K < 1, bounds that are not finite, or lo ≥ hi.
+template <class Value, class Bound>
+numpy_bin_index<Value, Bound> make_numpy_bin_index(const even_bins<Bound>& spec) {
+  if (spec.count < 1) {
+    throw std::invalid_argument("histogram: the number of bins must be at least 1 (got " + std::to_string(spec.count) +
+                                ")");
+  }
+  if (spec.count > INT_MAX - 3) throw std::invalid_argument("histogram: too many bins");
+  if (!std::isfinite(spec.lo) || !std::isfinite(spec.hi)) {
+    throw std::invalid_argument("histogram: the range [" + std::to_string(spec.lo) + ", " + std::to_string(spec.hi) +
+                                "] is not finite");
+  }
+  if (!(spec.lo < spec.hi)) {
+    throw std::invalid_argument("histogram: the range needs lo < hi (got [" + std::to_string(spec.lo) + ", " +
+                                std::to_string(spec.hi) + "])");
+  }
+  const Bound step = (spec.hi - spec.lo) / static_cast<Bound>(spec.count);
+  const double scale = spec.count / (static_cast<double>(spec.hi) - static_cast<double>(spec.lo));
+  return {spec.count, spec.lo, spec.hi, step, scale};
+}
+
+namespace detail {
+
+// True when edge i + 1 is not above edge i: the range is too narrow for the precision of the bin type.
+template <class BinIndex>
+struct edge_not_increasing {
+  BinIndex bin_of;
+  DPT_HOST_DEVICE bool operator()(int i) const { return !(bin_of.edge(i) < bin_of.edge(i + 1)); }
+};
+
+}  // namespace detail
+}  // namespace dpt

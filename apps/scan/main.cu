@@ -1,0 +1,356 @@
+// dpt-scan — prefix sums of a whole array with Thrust, with the hand-written kernels of custom_kernels (the
+// lecture's three launches over three block scans, and the single-pass look-back scan) and, on CUDA builds,
+// with cub::DeviceScan; timed, and optionally checked against a sequential scan.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thrust/device_vector.h>
+#include <thrust/execution_policy.h>
+#include <thrust/fill.h>
+#include <thrust/host_vector.h>
+#include <thrust/scan.h>
+#include <type_traits>
+#include <vector>
+
+#if defined(__CUDACC__)
+#  include <cub/device/device_scan.cuh>
+#endif
+
+#include <dpt/config.hpp>
+#include <dpt/kernels/device_scan.hpp>
+#include "support/cli.hpp"
+#include "support/errors.hpp"
+#include "support/output_file.hpp"
+
+namespace {
+
+using dpt::app::input_error;
+
+const char* const usage =
+    "usage: dpt-scan [--n N --seed S | --input FILE] [--type i32|i64|f32|f64]\n"
+    "                [--impl thrust|lecture|shfl|blelloch|single-pass|cub|all] [--exclusive] [--check]\n"
+    "                [--out FILE]\n"
+    "\n"
+    "Prefix sums (inclusive, or exclusive from 0) of a whole array, by several implementations:\n"
+    "  thrust       thrust::inclusive_scan / exclusive_scan on this build's device system\n"
+    "  lecture      the lecture's three launches (scan tiles, scan tile totals, add bases); inside each tile\n"
+    "               the lecture's scan_block over the shared-memory Hillis-Steele warp scan\n"
+    "  shfl         the same three launches; scan_block over the __shfl_up_sync warp scan\n"
+    "  blelloch     the same three launches; the work-efficient up-sweep/down-sweep block scan\n"
+    "  single-pass  one launch, decoupled look-back with a dynamic tile counter (Merrill & Garland 2016)\n"
+    "  cub          cub::DeviceScan (CUDA builds only)\n"
+    "  all          every one of these this build has (the default)\n"
+    "\n"
+    "  --n N          N seeded random values (default 1048576): integers in [-1000, 1000], floats in [-1, 1)\n"
+    "  --seed S       the generator's seed (default 1)\n"
+    "  --input FILE   values from a text file, one per line (blank lines ignored)\n"
+    "  --type T       i32 (default), i64, f32 or f64\n"
+    "  --exclusive    exclusive scan (out[0] = 0) instead of inclusive\n"
+    "  --check        compare every implementation with a sequential scan: integers exactly, floats within\n"
+    "                 the bound gamma_(i+1) * sum |x_j| on element i; exit 1 on a mismatch\n"
+    "  --out FILE     write the result (of the first implementation run) one value per line\n"
+    "\n"
+    "Prints implementation, time and GB/s (one read and one write of every element). On CPU builds the\n"
+    "hand-written kernels run on the host SIMT runner (one fiber per CUDA thread), so their times measure\n"
+    "the emulation, not a GPU. Exit status: 0 ok, 1 check failed, 2 bad input (nothing is written).\n";
+
+const std::vector<std::string> all_impls{"thrust", "lecture", "shfl", "blelloch", "single-pass", "cub"};
+
+#if defined(__CUDACC__)
+constexpr bool have_cub = true;
+#else
+constexpr bool have_cub = false;
+#endif
+
+struct options {
+  std::int64_t n = 1 << 20;
+  std::uint64_t seed = 1;
+  std::string input, type = "i32", out;
+  std::vector<std::string> impls;
+  bool exclusive = false, check = false;
+};
+
+options parse_options(const dpt::app::cli& args) {
+  options opt;
+  if (!args.positionals().empty()) throw input_error("unexpected argument " + args.positionals().front());
+  if (args.has("input") && (args.has("n") || args.has("seed"))) throw input_error("--input excludes --n and --seed");
+  opt.input = args.get_or("input", "");
+  opt.n = args.get_int("n", 1 << 20, 0, std::int64_t{1} << 34);
+  opt.seed = static_cast<std::uint64_t>(args.get_int("seed", 1, 0, std::numeric_limits<long long>::max()));
+  opt.type = args.get_or("type", "i32");
+  if (opt.type != "i32" && opt.type != "i64" && opt.type != "f32" && opt.type != "f64")
+    throw input_error("--type must be i32, i64, f32 or f64 (got " + opt.type + ")");
+  const auto impl = args.get_or("impl", "all");
+  if (impl == "all") {
+    for (const auto& name : all_impls)
+      if (name != "cub" || have_cub) opt.impls.push_back(name);
+  } else if (std::find(all_impls.begin(), all_impls.end(), impl) == all_impls.end()) {
+    throw input_error("--impl must be thrust, lecture, shfl, blelloch, single-pass, cub or all (got " + impl + ")");
+  } else if (impl == "cub" && !have_cub) {
+    throw input_error("--impl cub needs a CUDA build (this one is " + std::string(dpt::device_system_name()) + ")");
+  } else {
+    opt.impls.push_back(impl);
+  }
+  opt.exclusive = args.has("exclusive");
+  opt.check = args.has("check");
+  opt.out = args.get_or("out", "");
+  return opt;
+}
+
+// One value of type T from a whole token, or an input_error naming the file and line.
+template <class T>
+T parse_value(const std::string& token, const std::string& file, long long line) {
+  std::istringstream in(token);
+  if constexpr (std::is_integral_v<T>) {
+    long long value = 0;
+    in >> value;
+    if (!in || !in.eof() || value < std::numeric_limits<T>::min() || value > std::numeric_limits<T>::max())
+      throw dpt::app::file_error(file, line, "'" + token + "' is not a valid " + (sizeof(T) == 4 ? "i32" : "i64"));
+    return static_cast<T>(value);
+  } else {
+    double value = 0;
+    in >> value;
+    if (!in || !in.eof()) throw dpt::app::file_error(file, line, "'" + token + "' is not a number");
+    if (!std::isfinite(value) || std::fabs(value) > std::numeric_limits<T>::max())
+      throw dpt::app::file_error(file, line,
+                                 "'" + token + "' is not a finite " + (sizeof(T) == 4 ? "f32" : "f64") + " value");
+    return static_cast<T>(value);
+  }
+}
+
+template <class T>
+std::vector<T> read_values(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) throw input_error(path + ": cannot open");
+  std::vector<T> values;
+  std::string text;
+  for (long long line = 1; std::getline(file, text); ++line) {
+    std::istringstream fields(text);
+    std::string token, extra;
+    if (!(fields >> token)) continue;  // blank line
+    if (fields >> extra) throw dpt::app::file_error(path, line, "expected one value per line");
+    values.push_back(parse_value<T>(token, path, line));
+  }
+  return values;
+}
+
+template <class T>
+std::vector<T> random_values(std::int64_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<T> values(static_cast<std::size_t>(n));
+  if constexpr (std::is_integral_v<T>) {
+    std::uniform_int_distribution<int> dist(-1000, 1000);
+    for (auto& v : values) v = static_cast<T>(dist(rng));
+  } else {
+    std::uniform_real_distribution<T> dist(-1, 1);
+    for (auto& v : values) v = dist(rng);
+  }
+  return values;
+}
+
+// The sequential scan, and for floats the bound on each element's rounding error. Integer sums that overflow
+// the type are refused as bad input: C++ leaves signed overflow undefined, on the GPU as on the CPU.
+template <class T>
+struct reference {
+  std::vector<T> values;
+  std::vector<double> bound;  // floats only
+};
+
+double gamma(double n, double u) {
+  return n * u < 1 ? n * u / (1 - n * u) : std::numeric_limits<double>::infinity();
+}
+
+template <class T>
+reference<T> reference_scan(const std::vector<T>& x, bool exclusive) {
+  reference<T> ref;
+  ref.values.resize(x.size());
+  if constexpr (std::is_integral_v<T>) {
+    T running = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      if (exclusive) ref.values[i] = running;
+      if (__builtin_add_overflow(running, x[i], &running))
+        throw input_error("the prefix sum overflows the type at element " + std::to_string(i) + "; use a wider --type");
+      if (!exclusive) ref.values[i] = running;
+    }
+  } else {
+    // Summed in long double; any order of summing k terms in T is within γ_k(u)·Σ|x| of the exact sum
+    // (Higham, Accuracy and Stability of Numerical Algorithms, §4.2). ×1.01 covers the rounding in the bound.
+    ref.bound.resize(x.size());
+    const double u = std::numeric_limits<T>::epsilon() / 2;
+    long double running = 0, magnitude = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const double terms = static_cast<double>(exclusive ? i : i + 1);
+      if (exclusive) {
+        ref.values[i] = static_cast<T>(running);
+        ref.bound[i] = 1.01 * gamma(terms + 1, u) * static_cast<double>(magnitude);
+      }
+      running += x[i];
+      magnitude += std::fabs(static_cast<long double>(x[i]));
+      if (!exclusive) {
+        ref.values[i] = static_cast<T>(running);
+        ref.bound[i] = 1.01 * gamma(terms + 1, u) * static_cast<double>(magnitude);
+      }
+    }
+  }
+  return ref;
+}
+
+// The first element where `got` and the reference disagree, or -1.
+template <class T>
+std::int64_t first_mismatch(const std::vector<T>& got, const reference<T>& ref) {
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const bool ok = std::is_integral_v<T>
+                        ? got[i] == ref.values[i]
+                        : std::fabs(static_cast<double>(got[i]) - static_cast<double>(ref.values[i])) <= ref.bound[i];
+    if (!ok) return static_cast<std::int64_t>(i);
+  }
+  return -1;
+}
+
+void synchronize() {
+#if defined(__CUDACC__)
+  dpt::kernels::detail::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+#endif
+}
+
+#if defined(__CUDACC__)
+template <class T>
+void cub_scan(const T* in, T* out, std::int64_t n, bool exclusive) {
+  std::size_t bytes = 0;
+  auto call = [&](void* temp) {
+    return exclusive ? cub::DeviceScan::ExclusiveSum(temp, bytes, in, out, n)
+                     : cub::DeviceScan::InclusiveSum(temp, bytes, in, out, n);
+  };
+  dpt::kernels::detail::check(call(nullptr), "cub::DeviceScan (size query)");
+  thrust::device_vector<unsigned char> temp(bytes);
+  dpt::kernels::detail::check(call(thrust::raw_pointer_cast(temp.data())), "cub::DeviceScan");
+}
+#endif
+
+// Runs one implementation on the device copy of the input.
+template <class T>
+void run_impl(const std::string& impl, const thrust::device_vector<T>& in, thrust::device_vector<T>& out,
+              bool exclusive) {
+  namespace k = dpt::kernels;
+  const T* d_in = thrust::raw_pointer_cast(in.data());
+  T* d_out = thrust::raw_pointer_cast(out.data());
+  const auto n = static_cast<std::int64_t>(in.size());
+  if (impl == "thrust") {
+    // Raw pointers, not device_vector iterators: Thrust 3.0's sequential scan (the OMP/TBB backends for
+    // scans) binds a null policy reference when it dereferences device_reference, which UBSan rejects.
+    if (exclusive)
+      thrust::exclusive_scan(thrust::device, d_in, d_in + n, d_out);
+    else
+      thrust::inclusive_scan(thrust::device, d_in, d_in + n, d_out);
+    return;
+  }
+  if (impl == "cub") {
+#if defined(__CUDACC__)
+    cub_scan(d_in, d_out, n, exclusive);
+#endif
+    return;
+  }
+  const auto algorithm = impl == "lecture"    ? k::device_scan_algorithm::three_launch_lecture
+                         : impl == "shfl"     ? k::device_scan_algorithm::three_launch_shuffle
+                         : impl == "blelloch" ? k::device_scan_algorithm::three_launch_blelloch
+                                              : k::device_scan_algorithm::single_pass;
+  if (exclusive)
+    k::exclusive_scan(algorithm, d_in, d_out, n, T{0}, k::sum{});
+  else
+    k::inclusive_scan(algorithm, d_in, d_out, n, k::sum{});
+}
+
+template <class T>
+int run(const options& opt) {
+  const std::vector<T> values = opt.input.empty() ? random_values<T>(opt.n, opt.seed) : read_values<T>(opt.input);
+  const auto n = static_cast<std::int64_t>(values.size());
+  // Always computed: it is also what refuses integer inputs whose prefix sums overflow.
+  const reference<T> ref = reference_scan(values, opt.exclusive);
+
+  const thrust::device_vector<T> d_in(values.begin(), values.end());
+  thrust::device_vector<T> d_out(values.size());
+  const bool on_gpu = THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA;
+  std::printf("dpt-scan: %s scan (+) of %lld %s values (%s), device system %s\n",
+              opt.exclusive ? "exclusive" : "inclusive", static_cast<long long>(n), opt.type.c_str(),
+              opt.input.empty() ? ("seed " + std::to_string(opt.seed)).c_str() : opt.input.c_str(),
+              dpt::device_system_name());
+  if (!on_gpu)
+    std::printf(
+        "note: lecture, shfl, blelloch and single-pass ran on the host SIMT runner (one fiber per CUDA\n"
+        "      thread on one core): their times measure the emulation, not a GPU.\n");
+  std::printf("%-12s %12s %10s%s\n", "impl", "time [ms]", "GB/s", opt.check ? "   check" : "");
+
+  bool all_ok = true;
+  std::vector<T> first_result;
+  for (const auto& impl : opt.impls) {
+    // GPU: one warm-up, then the median of 5. CPU builds: one run (the SIMT runner is slow, and exact timing
+    // of an emulation says little).
+    const int runs = on_gpu ? 5 : 1;
+    if (on_gpu) run_impl(impl, d_in, d_out, opt.exclusive);
+    synchronize();
+    std::vector<double> seconds;
+    for (int r = 0; r < runs; ++r) {
+      thrust::fill(d_out.begin(), d_out.end(), T{0});  // every run must write every element
+      synchronize();
+      const auto start = std::chrono::steady_clock::now();
+      run_impl(impl, d_in, d_out, opt.exclusive);
+      synchronize();
+      seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::sort(seconds.begin(), seconds.end());
+    const double median = seconds[seconds.size() / 2];
+    const double gbps = median > 0 ? 2.0 * static_cast<double>(n) * sizeof(T) / median / 1e9 : 0;
+    const thrust::host_vector<T> h_out(d_out);
+    std::vector<T> result(h_out.begin(), h_out.end());
+    std::string verdict;
+    if (opt.check) {
+      const auto bad = first_mismatch(result, ref);
+      all_ok = all_ok && bad < 0;
+      if (bad < 0) {
+        verdict = "   ok";
+      } else {
+        std::ostringstream os;
+        os << std::setprecision(std::numeric_limits<T>::max_digits10) << "   MISMATCH at " << bad << ": got "
+           << +result[static_cast<std::size_t>(bad)] << ", expected " << +ref.values[static_cast<std::size_t>(bad)];
+        verdict = os.str();
+      }
+    }
+    std::printf("%-12s %12.3f %10.3f%s\n", impl.c_str(), median * 1e3, gbps, verdict.c_str());
+    if (first_result.empty()) first_result = std::move(result);
+  }
+
+  if (!all_ok) throw dpt::app::check_failure("an implementation disagrees with the sequential scan");
+  if (!opt.out.empty()) {
+    dpt::app::output_file out(opt.out);
+    out.stream() << std::setprecision(std::numeric_limits<T>::max_digits10);
+    for (const T& v : first_result) out.stream() << +v << '\n';
+    out.commit();
+    std::printf("wrote %s (%s)\n", opt.out.c_str(), opt.impls.front().c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  return dpt::app::run_app("dpt-scan", [&] {
+    const dpt::app::cli args(argc, argv, {"n", "seed", "input", "type", "impl", "out"}, {"exclusive", "check", "help"});
+    if (args.has("help")) {
+      std::fputs(usage, stdout);
+      return 0;
+    }
+    const options opt = parse_options(args);
+    if (opt.type == "i32") return run<std::int32_t>(opt);
+    if (opt.type == "i64") return run<std::int64_t>(opt);
+    if (opt.type == "f32") return run<float>(opt);
+    return run<double>(opt);
+  });
+}

@@ -1,0 +1,289 @@
+// dpt-spmv — y = A·x for a sparse matrix from a Matrix Market file, computed by dpt::spmv (the lecture's
+// gather + map + segmented reduction) on this build's device system, timed, and optionally checked against a
+// sequential double-precision CSR loop.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <random>
+#include <string>
+#include <thrust/device_vector.h>
+#include <thrust/execution_policy.h>
+#include <thrust/host_vector.h>
+#include <vector>
+
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+#  include <cuda_runtime_api.h>
+#endif
+
+#include <dpt/config.hpp>
+#include <dpt/spmv.hpp>
+#include "support/cli.hpp"
+#include "support/device_csr.hpp"
+#include "support/errors.hpp"
+#include "support/matrix_market.hpp"
+#include "support/output_file.hpp"
+
+namespace {
+
+using dpt::app::input_error;
+
+const char* const usage =
+    "usage: dpt-spmv MATRIX.mtx [--x FILE.mtx | --x-ones | --x-random SEED] [--out Y.mtx] [--check]\n"
+    "                [--repeat N] [--precision double|float]\n"
+    "\n"
+    "Computes y = A*x for the sparse matrix A in MATRIX.mtx (Matrix Market coordinate real, integer or\n"
+    "pattern; general, symmetric or skew-symmetric; duplicate entries are summed) with dpt::spmv, the\n"
+    "lecture's gather + map + segmented reduction, on this build's device system.\n"
+    "\n"
+    "  --x FILE.mtx        x from a Matrix Market array file with one column and as many rows as A has columns\n"
+    "  --x-ones            x = 1 everywhere (the default)\n"
+    "  --x-random SEED     x uniform in [-1, 1) from a seeded generator\n"
+    "  --out Y.mtx         write y as a Matrix Market array, 17 significant digits\n"
+    "  --check             compare y with a sequential double-precision CSR loop; fail (exit 1) if any row's\n"
+    "                      error exceeds its rounding-error bound\n"
+    "  --repeat N          time N runs and report the median (default 10)\n"
+    "  --precision P       double (default) or float values and arithmetic\n"
+    "\n"
+    "Prints the matrix size, stored and expanded non-zeros, the backend, the median time per SpMV, GFLOP/s\n"
+    "(2 flops per non-zero) and effective GB/s (the bytes a CSR SpMV must move: values, column indices, row\n"
+    "offsets, x and y, each once). Exit status: 0 ok, 1 check failed, 2 bad input (one line naming the file\n"
+    "and line; no output file is left behind).\n";
+
+struct options {
+  std::string matrix_path, x_path, out_path;
+  bool x_random = false, check = false, single_precision = false;
+  std::uint64_t seed = 0;
+  int repeat = 10;
+};
+
+options parse_options(const dpt::app::cli& args) {
+  options opt;
+  if (args.positionals().size() != 1) throw input_error("expected one MATRIX.mtx argument (try --help)");
+  opt.matrix_path = args.positionals().front();
+  const int x_sources = args.has("x") + args.has("x-ones") + args.has("x-random");
+  if (x_sources > 1) throw input_error("--x, --x-ones and --x-random exclude each other");
+  opt.x_path = args.get_or("x", "");
+  if (args.has("x-random")) {
+    opt.x_random = true;
+    opt.seed = static_cast<std::uint64_t>(args.get_int("x-random", 0, 0, std::numeric_limits<long long>::max()));
+  }
+  opt.out_path = args.get_or("out", "");
+  opt.check = args.has("check");
+  opt.repeat = static_cast<int>(args.get_int("repeat", 10, 1, 1000000));
+  const auto precision = args.get_or("precision", "double");
+  if (precision != "double" && precision != "float") {
+    throw input_error("--precision must be double or float (got " + precision + ")");
+  }
+  opt.single_precision = precision == "float";
+  return opt;
+}
+
+std::vector<double> make_x(const options& opt, std::int64_t cols) {
+  if (!opt.x_path.empty()) return dpt::mtx::read_vector(opt.x_path, cols);
+  std::vector<double> x(static_cast<std::size_t>(cols), 1.0);
+  if (opt.x_random) {
+    std::mt19937_64 rng(opt.seed);
+    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+    for (auto& v : x) v = uniform(rng);
+  }
+  return x;
+}
+
+// Float mode stores A and x as float: a finite double beyond float's range would silently become infinite.
+void require_float_range(const std::vector<double>& values, const std::string& what) {
+  const auto largest = static_cast<double>(std::numeric_limits<float>::max());
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    if (std::fabs(values[k]) > largest) {
+      throw input_error(what + ": value " + std::to_string(values[k]) + " (entry " + std::to_string(k + 1) +
+                        ") exceeds the float range; use --precision double");
+    }
+  }
+}
+
+void synchronize() {
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+  const cudaError_t status = cudaDeviceSynchronize();
+  if (status != cudaSuccess) throw std::runtime_error(std::string("CUDA: ") + cudaGetErrorString(status));
+#endif
+}
+
+// Median wall time of `repeat` calls (after one untimed warm-up call), in seconds.
+template <class Body>
+double median_seconds(int repeat, Body&& body) {
+  body();
+  synchronize();
+  std::vector<double> seconds;
+  for (int i = 0; i < repeat; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    body();
+    synchronize();
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(seconds.begin(), seconds.end());
+  const auto n = seconds.size();
+  return n % 2 ? seconds[n / 2] : 0.5 * (seconds[n / 2 - 1] + seconds[n / 2]);
+}
+
+// The reference: every stored entry (and its mirror image) placed into rows by a sequential counting sort,
+// then one double-precision dot product per row. Also returns, per row, what the error bound needs.
+struct reference_result {
+  std::vector<double> y;               // A·x in double
+  std::vector<double> magnitude;       // Σ |a_k|·|x_k| over the row
+  std::vector<double> largest_factor;  // max over the row of max(|a_k|, |x_k|)
+  std::vector<std::int64_t> terms;     // entries in the row before duplicates are summed
+};
+
+reference_result reference_spmv(const dpt::mtx::coo_matrix& m, const std::vector<double>& x) {
+  struct entry {
+    std::int64_t row, col;
+    double value;
+  };
+  std::vector<entry> entries;
+  for (std::size_t k = 0; k < m.values.size(); ++k) {
+    const auto i = m.row_indices[k], j = m.column_indices[k];
+    entries.push_back({i, j, m.values[k]});
+    if (m.kind != dpt::mtx::symmetry::general && i != j) {
+      entries.push_back({j, i, m.kind == dpt::mtx::symmetry::symmetric ? m.values[k] : -m.values[k]});
+    }
+  }
+  const auto rows = static_cast<std::size_t>(m.rows);
+  std::vector<std::int64_t> offsets(rows + 1, 0);
+  for (const auto& e : entries) ++offsets[static_cast<std::size_t>(e.row) + 1];
+  for (std::size_t r = 0; r < rows; ++r) offsets[r + 1] += offsets[r];
+  std::vector<std::int64_t> cols(entries.size()), next(offsets.begin(), offsets.end() - 1);
+  std::vector<double> values(entries.size());
+  for (const auto& e : entries) {
+    const auto k = static_cast<std::size_t>(next[static_cast<std::size_t>(e.row)]++);
+    cols[k] = e.col;
+    values[k] = e.value;
+  }
+  reference_result ref{std::vector<double>(rows), std::vector<double>(rows), std::vector<double>(rows),
+                       std::vector<std::int64_t>(rows)};
+  for (std::size_t r = 0; r < rows; ++r) {
+    for (auto k = static_cast<std::size_t>(offsets[r]); k < static_cast<std::size_t>(offsets[r + 1]); ++k) {
+      const double a = values[k], xk = x[static_cast<std::size_t>(cols[k])];
+      ref.y[r] += a * xk;
+      ref.magnitude[r] += std::fabs(a) * std::fabs(xk);
+      ref.largest_factor[r] = std::max({ref.largest_factor[r], std::fabs(a), std::fabs(xk)});
+    }
+    ref.terms[r] = offsets[r + 1] - offsets[r];
+  }
+  return ref;
+}
+
+// γ_n = n·u / (1 − n·u): the classic bound on the relative error of n rounded operations with unit roundoff u.
+double gamma(std::int64_t n, double unit_roundoff) {
+  const double nu = static_cast<double>(n) * unit_roundoff;
+  return nu < 1 ? nu / (1 - nu) : std::numeric_limits<double>::infinity();
+}
+
+struct check_result {
+  double max_relative_error = 0;  // max |ŷ − y| / |y| over rows with y ≠ 0
+  double worst_ratio = 0;         // max |ŷ − y| / bound over all rows: ≤ 1 passes
+};
+
+// Why the bound holds. Row i's m_i terms a_k·x_k reach ŷ_i through at most m_i + 2 roundings in the working
+// precision (unit roundoff u): a_k and x_k converted to Value (exact for double), one multiplication, and
+// m_i − 1 additions — duplicates summed by coo_to_csr, then the row's segmented sum — in whatever order the
+// backend chooses. So |ŷ_i − y_i| ≤ γ_{m_i+2}(u)·Σ|a_k||x_k| (Higham, Accuracy and Stability of Numerical
+// Algorithms, §3.1). The reference itself is computed in double and is off by at most γ_{m_i}(u_double) times
+// the same sum, which is added. Underflow is the exception to relative bounds: each conversion, product or
+// addition that lands below the smallest normal number may lose up to the smallest subnormal spacing
+// absolutely, scaled by at most the row's largest factor — a term m_i·denorm_min·(2 + largest) covers it.
+// Finally ×1.01 absorbs the rounding in computing Σ|a||x| and the bound itself in double.
+template <class Value>
+check_result check_against_reference(const reference_result& ref, const std::vector<double>& y) {
+  const double u = std::numeric_limits<Value>::epsilon() / 2, u_double = std::numeric_limits<double>::epsilon() / 2;
+  const double tiny = std::numeric_limits<Value>::denorm_min();
+  check_result result;
+  for (std::size_t r = 0; r < y.size(); ++r) {
+    const double error = std::fabs(y[r] - ref.y[r]);
+    const auto m = ref.terms[r];
+    const double bound = 1.01 * ((gamma(m + 2, u) + gamma(m, u_double)) * ref.magnitude[r] +
+                                 static_cast<double>(m) * tiny * (2 + ref.largest_factor[r]));
+    const double ratio = error == 0 ? 0 : (bound > 0 ? error / bound : std::numeric_limits<double>::infinity());
+    result.worst_ratio =
+        std::max(result.worst_ratio, std::isnan(ratio) ? std::numeric_limits<double>::infinity() : ratio);
+    if (ref.y[r] != 0) result.max_relative_error = std::max(result.max_relative_error, error / std::fabs(ref.y[r]));
+  }
+  return result;
+}
+
+template <class Index, class Value>
+int run(const options& opt, const dpt::mtx::coo_matrix& m, const std::vector<double>& x_host) {
+  const auto A = dpt::app::to_device_csr<Index, Value>(m);
+  const thrust::device_vector<Value> x(x_host.begin(), x_host.end());
+  thrust::device_vector<Value> y(static_cast<std::size_t>(m.rows));
+  const auto view = A.view();
+
+  const double seconds = median_seconds(opt.repeat, [&] { dpt::spmv(thrust::device, view, x.data(), y.data()); });
+  const thrust::host_vector<Value> y_device = y;  // the lecture composition's result, before y is reused
+  const double fused_seconds =
+      median_seconds(opt.repeat, [&] { dpt::spmv_row_per_thread(thrust::device, view, x.data(), y.data()); });
+
+  const double nnz = static_cast<double>(A.nnz());
+  const double bytes = nnz * (sizeof(Value) + sizeof(Index)) + static_cast<double>(m.rows + 1) * sizeof(Index) +
+                       static_cast<double>(m.cols + m.rows) * sizeof(Value);
+  const auto rate = [&](double s, double amount) { return s > 0 ? amount / s / 1e9 : 0.0; };
+  std::printf("dpt-spmv: %s\n", opt.matrix_path.c_str());
+  std::printf("  matrix:      %lld x %lld, coordinate %s %s\n", static_cast<long long>(m.rows),
+              static_cast<long long>(m.cols), dpt::mtx::name(m.value_field), dpt::mtx::name(m.kind));
+  std::printf("  non-zeros:   %lld stored, %lld expanded (mirrored, duplicates summed)\n",
+              static_cast<long long>(m.stored_entries()), static_cast<long long>(A.nnz()));
+  std::printf("  backend:     %s, %s values, int%d indices\n", dpt::device_system_name(),
+              sizeof(Value) == 4 ? "float" : "double", static_cast<int>(8 * sizeof(Index)));
+  std::printf("  x:           %s\n", !opt.x_path.empty() ? opt.x_path.c_str()
+                                     : opt.x_random      ? "uniform random in [-1, 1)"
+                                                         : "all ones");
+  std::printf("  time:        %.6f ms median of %d (dpt::spmv: gather + map + segmented reduce_by_key)\n",
+              seconds * 1e3, opt.repeat);
+  std::printf("  throughput:  %.3f GFLOP/s, %.3f GB/s effective\n", rate(seconds, 2 * nnz), rate(seconds, bytes));
+  std::printf("  comparison:  %.6f ms, %.3f GFLOP/s with one task per row (dpt::spmv_row_per_thread)\n",
+              fused_seconds * 1e3, rate(fused_seconds, 2 * nnz));
+
+  const std::vector<double> y_result(y_device.begin(), y_device.end());
+  bool passed = true;
+  if (opt.check) {
+    const auto verdict = check_against_reference<Value>(reference_spmv(m, x_host), y_result);
+    passed = verdict.worst_ratio <= 1;
+    std::printf("  check:       max relative error %.3e vs a sequential double CSR loop; worst error/bound %.3e: %s\n",
+                verdict.max_relative_error, verdict.worst_ratio, passed ? "ok" : "FAILED");
+  }
+  if (!opt.out_path.empty()) {
+    dpt::app::output_file out(opt.out_path);
+    dpt::mtx::write_vector(out.stream(), y_result.data(), y_result.size(),
+                           "y = A*x by dpt-spmv for " + opt.matrix_path);
+    out.commit();
+    std::printf("  wrote:       %s\n", opt.out_path.c_str());
+  }
+  if (!passed) throw dpt::app::check_failure("an entry of y is outside its rounding-error bound");
+  return 0;
+}
+
+template <class Value>
+int run_with_index(const options& opt, const dpt::mtx::coo_matrix& m, const std::vector<double>& x) {
+  if (dpt::app::index_type_fits<std::int32_t>(m)) return run<std::int32_t, Value>(opt, m, x);
+  return run<std::int64_t, Value>(opt, m, x);
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  return dpt::app::run_app("dpt-spmv", [&] {
+    const dpt::app::cli args(argc, argv, {"x", "x-random", "out", "repeat", "precision"}, {"x-ones", "check", "help"});
+    if (args.has("help")) {
+      std::fputs(usage, stdout);
+      return 0;
+    }
+    const options opt = parse_options(args);
+    const auto m = dpt::mtx::read_matrix(opt.matrix_path);
+    const auto x = make_x(opt, m.cols);
+    if (!opt.single_precision) return run_with_index<double>(opt, m, x);
+    require_float_range(m.values, opt.matrix_path);
+    require_float_range(x, opt.x_path.empty() ? "x" : opt.x_path);
+    return run_with_index<float>(opt, m, x);
+  });
+}

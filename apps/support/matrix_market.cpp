@@ -1,0 +1,427 @@
+#include "support/matrix_market.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+#include "support/errors.hpp"
+
+namespace dpt::mtx {
+
+const char* name(field f) {
+  switch (f) {
+    case field::real:
+      return "real";
+    case field::integer:
+      return "integer";
+    default:
+      return "pattern";
+  }
+}
+
+const char* name(symmetry s) {
+  switch (s) {
+    case symmetry::general:
+      return "general";
+    case symmetry::symmetric:
+      return "symmetric";
+    default:
+      return "skew-symmetric";
+  }
+}
+
+namespace {
+
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+// The next whitespace-separated token of `rest`, removed from it; empty when there is none.
+std::string_view next_token(std::string_view& rest) {
+  std::size_t begin = 0;
+  while (begin < rest.size() && is_space(rest[begin])) ++begin;
+  std::size_t end = begin;
+  while (end < rest.size() && !is_space(rest[end])) ++end;
+  const auto token = rest.substr(begin, end - begin);
+  rest.remove_prefix(end);
+  return token;
+}
+
+// A token as it may appear in a message: quoted, at most 40 characters, control bytes shown as '?'.
+std::string quote(std::string_view token) {
+  std::string out = "'";
+  for (std::size_t i = 0; i < token.size() && i < 40; ++i) {
+    const auto c = static_cast<unsigned char>(token[i]);
+    out += (c < 0x20 || c >= 0x7f) ? '?' : static_cast<char>(c);
+  }
+  return out + (token.size() > 40 ? "...'" : "'");
+}
+
+bool equals_ignoring_case(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const auto lower = [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; };
+    if (lower(a[i]) != lower(b[i])) return false;
+  }
+  return true;
+}
+
+// Walks the text line by line, counting lines (1-based) for error messages. Lines end at '\n'; a '\r'
+// before it (CRLF) is whitespace like any other.
+class line_reader {
+ public:
+  line_reader(std::string_view text, const std::string& file) : text_(text), file_(file) {}
+
+  // The next line, without its '\n'; false at the end of the text.
+  bool next(std::string_view& line) {
+    if (position_ >= text_.size()) return false;
+    const auto* begin = text_.data() + position_;
+    const auto* newline = static_cast<const char*>(std::memchr(begin, '\n', text_.size() - position_));
+    const std::size_t length = newline ? static_cast<std::size_t>(newline - begin) : text_.size() - position_;
+    line = std::string_view(begin, length);
+    position_ += length + 1;
+    ++line_;
+    return true;
+  }
+
+  // The next line that is neither blank nor a % comment; false at the end of the text.
+  bool next_content(std::string_view& line) {
+    while (next(line)) {
+      std::string_view rest = line;
+      const auto first = next_token(rest);
+      if (!first.empty() && first.front() != '%') return true;
+    }
+    return false;
+  }
+
+  long long line_number() const { return line_; }
+  std::size_t bytes_left() const { return position_ < text_.size() ? text_.size() - position_ : 0; }
+  app::input_error error(const std::string& message) const { return app::file_error(file_, line_, message); }
+
+ private:
+  std::string_view text_;
+  const std::string& file_;
+  std::size_t position_ = 0;
+  long long line_ = 0;
+};
+
+// A whole token as a signed 64-bit integer (a leading '+' is allowed), or an error naming `what`.
+std::int64_t parse_integer(std::string_view token, const line_reader& lines, const char* what) {
+  if (token.size() > 1 && token.front() == '+' && token[1] != '-') token.remove_prefix(1);
+  std::int64_t value = 0;
+  const auto [end, status] = std::from_chars(token.data(), token.data() + token.size(), value);
+  if (status == std::errc::result_out_of_range) {
+    throw lines.error(std::string(what) + " " + quote(token) + " is out of range");
+  }
+  if (status != std::errc() || end != token.data() + token.size()) {
+    throw lines.error(std::string(what) + " " + quote(token) + " is not an integer");
+  }
+  return value;
+}
+
+// A size on the size line: a non-negative integer.
+std::int64_t parse_size(std::string_view token, const line_reader& lines, const char* what) {
+  if (token.empty()) throw lines.error(std::string("size line: missing ") + what);
+  const auto value = parse_integer(token, lines, what);
+  if (value < 0) throw lines.error(std::string(what) + " " + quote(token) + " is negative");
+  return value;
+}
+
+// A 1-based index in 1..extent, returned 0-based.
+std::int64_t parse_index(std::string_view token, const line_reader& lines, const char* what, std::int64_t extent) {
+  if (token.empty()) throw lines.error(std::string("missing ") + what);
+  const auto value = parse_integer(token, lines, what);
+  if (value == 0) throw lines.error(std::string(what) + " is 0; Matrix Market indices start at 1");
+  if (value < 1 || value > extent) {
+    throw lines.error(std::string(what) + " " + quote(token) + " is out of range 1.." + std::to_string(extent));
+  }
+  return value - 1;
+}
+
+// A finite double. from_chars (no locale, no allocation) does the work; strtod is the fallback only for
+// results too small to be normal, where from_chars reports "out of range" but the value is usable.
+double parse_real(std::string_view token, const line_reader& lines) {
+  if (token.empty()) throw lines.error("missing value");
+  std::string_view digits = token;
+  if (digits.size() > 1 && digits.front() == '+' && digits[1] != '-') digits.remove_prefix(1);
+  double value = 0;
+  const auto [end, status] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (status == std::errc::invalid_argument || end != digits.data() + digits.size()) {
+    throw lines.error("value " + quote(token) + " is not a number");
+  }
+  if (status == std::errc::result_out_of_range) {
+    const std::string copy(digits);
+    value = std::strtod(copy.c_str(), nullptr);
+    if (std::isinf(value)) throw lines.error("value " + quote(token) + " overflows a double");
+  }
+  if (!std::isfinite(value)) throw lines.error("value " + quote(token) + " is not finite (NaN or infinity)");
+  return value;
+}
+
+double parse_value(std::string_view token, field value_field, const line_reader& lines) {
+  if (value_field == field::integer) {
+    if (token.empty()) throw lines.error("missing value");
+    // values are kept as double, which holds every integer up to 2^53 exactly and no larger one
+    constexpr std::int64_t exact_limit = std::int64_t{1} << 53;
+    const auto value = parse_integer(token, lines, "value");
+    if (value > exact_limit || value < -exact_limit) {
+      throw lines.error("integer value " + quote(token) + " is beyond 2^53 and would not be exact as a double");
+    }
+    return static_cast<double>(value);
+  }
+  return parse_real(token, lines);
+}
+
+enum class format { coordinate, array };
+
+struct header {
+  format layout;
+  field value_field;
+  symmetry kind;
+};
+
+// Line 1: %%MatrixMarket matrix FORMAT FIELD SYMMETRY (keywords in any case).
+header parse_header(line_reader& lines) {
+  std::string_view line;
+  lines.next(line);  // the text is not empty (check_not_empty), so there is a line 1
+  std::string_view rest = line;
+  const std::string expected = "expected the header '%%MatrixMarket matrix coordinate|array FIELD SYMMETRY'";
+  if (!equals_ignoring_case(next_token(rest), "%%MatrixMarket")) throw lines.error(expected);
+  const auto object = next_token(rest), layout = next_token(rest), value_field = next_token(rest),
+             kind = next_token(rest), extra = next_token(rest);
+  if (kind.empty()) throw lines.error(expected);
+  if (!extra.empty()) throw lines.error("unexpected " + quote(extra) + " after the header");
+  if (!equals_ignoring_case(object, "matrix")) {
+    throw lines.error("object " + quote(object) + " is not supported (only 'matrix')");
+  }
+  header h{};
+  if (equals_ignoring_case(layout, "coordinate")) {
+    h.layout = format::coordinate;
+  } else if (equals_ignoring_case(layout, "array")) {
+    h.layout = format::array;
+  } else {
+    throw lines.error("format " + quote(layout) + " is neither 'coordinate' nor 'array'");
+  }
+  if (equals_ignoring_case(value_field, "real") || equals_ignoring_case(value_field, "double")) {
+    h.value_field = field::real;
+  } else if (equals_ignoring_case(value_field, "integer")) {
+    h.value_field = field::integer;
+  } else if (equals_ignoring_case(value_field, "pattern")) {
+    h.value_field = field::pattern;
+  } else if (equals_ignoring_case(value_field, "complex")) {
+    throw lines.error("complex matrices are not supported (only real, integer and pattern)");
+  } else {
+    throw lines.error("field " + quote(value_field) + " is not one of real, integer, pattern");
+  }
+  if (equals_ignoring_case(kind, "general")) {
+    h.kind = symmetry::general;
+  } else if (equals_ignoring_case(kind, "symmetric")) {
+    h.kind = symmetry::symmetric;
+  } else if (equals_ignoring_case(kind, "skew-symmetric")) {
+    h.kind = symmetry::skew_symmetric;
+  } else if (equals_ignoring_case(kind, "hermitian")) {
+    throw lines.error("hermitian matrices are not supported (they are complex)");
+  } else {
+    throw lines.error("symmetry " + quote(kind) + " is not one of general, symmetric, skew-symmetric");
+  }
+  if (h.value_field == field::pattern && h.kind == symmetry::skew_symmetric) {
+    throw lines.error("a pattern matrix cannot be skew-symmetric");
+  }
+  if (h.layout == format::array && h.value_field == field::pattern) {
+    throw lines.error("an array file cannot have the pattern field");
+  }
+  return h;
+}
+
+// The size line: the first content line after the header, with exactly `count` non-negative integers.
+std::vector<std::int64_t> parse_size_line(line_reader& lines, int count, const char* shape) {
+  std::string_view line;
+  if (!lines.next_content(line)) throw lines.error(std::string("missing the size line '") + shape + "'");
+  static const char* const names[] = {"row count", "column count", "entry count"};
+  std::vector<std::int64_t> sizes;
+  for (int i = 0; i < count; ++i) {
+    const auto token = next_token(line);
+    if (token.empty()) throw lines.error(std::string("size line: expected '") + shape + "'");
+    sizes.push_back(parse_size(token, lines, names[i]));
+  }
+  const auto extra = next_token(line);
+  if (!extra.empty()) {
+    throw lines.error("size line: unexpected " + quote(extra) + " after '" + shape + "'");
+  }
+  return sizes;
+}
+
+void check_not_empty(std::string_view text, const std::string& file_name) {
+  if (text.empty()) throw app::file_error(file_name, 1, "empty file; expected a %%MatrixMarket header");
+}
+
+// Entries to reserve room for: the declared count, but never more than the text could hold (each entry
+// takes at least two bytes), so a lying size line cannot make the reader allocate without bound.
+std::size_t plausible_entries(std::int64_t declared, std::size_t bytes_left) {
+  return static_cast<std::size_t>(std::min<std::int64_t>(declared, static_cast<std::int64_t>(bytes_left / 2 + 1)));
+}
+
+}  // namespace
+
+coo_matrix parse_matrix(std::string_view text, const std::string& file_name) {
+  check_not_empty(text, file_name);
+  line_reader lines(text, file_name);
+  const header h = parse_header(lines);
+  if (h.layout != format::coordinate) {
+    throw lines.error("expected a coordinate (sparse) matrix, found an array (dense) file");
+  }
+  const auto sizes = parse_size_line(lines, 3, "ROWS COLUMNS ENTRIES");
+  const long long size_line = lines.line_number();
+  coo_matrix m;
+  m.rows = sizes[0];
+  m.cols = sizes[1];
+  m.value_field = h.value_field;
+  m.kind = h.kind;
+  const std::int64_t declared = sizes[2];
+  if (m.kind != symmetry::general && m.rows != m.cols) {
+    throw lines.error(std::string("a ") + name(m.kind) + " matrix must be square, not " + std::to_string(m.rows) +
+                      " x " + std::to_string(m.cols));
+  }
+  const auto capacity = plausible_entries(declared, lines.bytes_left());
+  m.row_indices.reserve(capacity);
+  m.column_indices.reserve(capacity);
+  m.values.reserve(capacity);
+
+  std::string_view line;
+  while (lines.next_content(line)) {
+    if (m.stored_entries() == declared) {
+      throw lines.error("more entries than the " + std::to_string(declared) + " declared on line " +
+                        std::to_string(size_line));
+    }
+    const auto row = parse_index(next_token(line), lines, "row index", m.rows);
+    const auto column = parse_index(next_token(line), lines, "column index", m.cols);
+    const double value = m.value_field == field::pattern ? 1.0 : parse_value(next_token(line), m.value_field, lines);
+    const auto extra = next_token(line);
+    if (!extra.empty()) throw lines.error("unexpected " + quote(extra) + " after the entry");
+    if (m.kind == symmetry::skew_symmetric && row == column && value != 0) {
+      throw lines.error("diagonal entry of a skew-symmetric matrix is not 0");
+    }
+    m.row_indices.push_back(row);
+    m.column_indices.push_back(column);
+    m.values.push_back(value);
+  }
+  if (m.stored_entries() < declared) {
+    throw lines.error("the file ends after " + std::to_string(m.stored_entries()) + " of the " +
+                      std::to_string(declared) + " entries declared on line " + std::to_string(size_line));
+  }
+  return m;
+}
+
+std::vector<double> parse_vector(std::string_view text, const std::string& file_name, std::int64_t expected_length) {
+  check_not_empty(text, file_name);
+  line_reader lines(text, file_name);
+  const header h = parse_header(lines);
+  if (h.layout != format::array) {
+    throw lines.error("expected an array file (a dense vector), found a coordinate (sparse) matrix");
+  }
+  if (h.kind != symmetry::general)
+    throw lines.error("a vector must be 'general', not '" + std::string(name(h.kind)) + "'");
+  const auto sizes = parse_size_line(lines, 2, "ROWS COLUMNS");
+  const long long size_line = lines.line_number();
+  if (sizes[1] != 1) {
+    throw lines.error("expected one column (a vector), found " + std::to_string(sizes[1]) + " columns");
+  }
+  const std::int64_t length = sizes[0];
+  if (expected_length >= 0 && length != expected_length) {
+    throw lines.error("the vector has " + std::to_string(length) + " entries, expected " +
+                      std::to_string(expected_length));
+  }
+  std::vector<double> values;
+  values.reserve(plausible_entries(length, lines.bytes_left()));
+  std::string_view line;
+  while (lines.next_content(line)) {
+    if (static_cast<std::int64_t>(values.size()) == length) {
+      throw lines.error("more entries than the " + std::to_string(length) + " declared on line " +
+                        std::to_string(size_line));
+    }
+    values.push_back(parse_value(next_token(line), h.value_field, lines));
+    const auto extra = next_token(line);
+    if (!extra.empty()) throw lines.error("unexpected " + quote(extra) + " after the value");
+  }
+  if (static_cast<std::int64_t>(values.size()) < length) {
+    throw lines.error("the file ends after " + std::to_string(values.size()) + " of the " + std::to_string(length) +
+                      " entries declared on line " + std::to_string(size_line));
+  }
+  return values;
+}
+
+namespace {
+
+std::string read_whole_file(const std::string& path) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (!file) throw app::input_error(path + ": cannot open: " + std::strerror(errno));
+  std::string text;
+  char buffer[1 << 16];
+  std::size_t got;
+  while ((got = std::fread(buffer, 1, sizeof buffer, file)) > 0) text.append(buffer, got);
+  const bool failed = std::ferror(file) != 0;
+  const int error = errno;
+  std::fclose(file);
+  if (failed) throw app::input_error(path + ": cannot read: " + std::strerror(error));
+  return text;
+}
+
+void append_number(std::string& out, double value) {
+  char buffer[32];
+  const int length = std::snprintf(buffer, sizeof buffer, "%.17g", value);
+  out.append(buffer, static_cast<std::size_t>(length));
+}
+
+}  // namespace
+
+coo_matrix read_matrix(const std::string& path) {
+  return parse_matrix(read_whole_file(path), path);
+}
+
+std::vector<double> read_vector(const std::string& path, std::int64_t expected_length) {
+  return parse_vector(read_whole_file(path), path, expected_length);
+}
+
+void write_vector(std::ostream& out, const double* values, std::size_t n, const std::string& comment) {
+  std::string text = "%%MatrixMarket matrix array real general\n";
+  if (!comment.empty()) text += "% " + comment + "\n";
+  text += std::to_string(n) + " 1\n";
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(values[i])) {
+      throw std::domain_error("entry " + std::to_string(i + 1) + " is not finite; Matrix Market cannot store it");
+    }
+    append_number(text, values[i]);
+    text += '\n';
+  }
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+}
+
+void write_matrix(std::ostream& out, const coo_matrix& m, const std::string& comment) {
+  std::string text = std::string("%%MatrixMarket matrix coordinate ") + name(m.value_field) + " " + name(m.kind) + "\n";
+  if (!comment.empty()) text += "% " + comment + "\n";
+  text += std::to_string(m.rows) + " " + std::to_string(m.cols) + " " + std::to_string(m.stored_entries()) + "\n";
+  for (std::size_t k = 0; k < m.values.size(); ++k) {
+    text += std::to_string(m.row_indices[k] + 1) + " " + std::to_string(m.column_indices[k] + 1);
+    if (m.value_field != field::pattern) {
+      if (!std::isfinite(m.values[k])) {
+        throw std::domain_error("entry " + std::to_string(k + 1) + " is not finite; Matrix Market cannot store it");
+      }
+      text += ' ';
+      if (m.value_field == field::integer) {
+        text += std::to_string(static_cast<long long>(m.values[k]));
+      } else {
+        append_number(text, m.values[k]);
+      }
+    }
+    text += '\n';
+  }
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+}
+
+}  // namespace dpt::mtx

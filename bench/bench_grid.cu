@@ -1,0 +1,72 @@
+// Grid family: the lecture's five ways to put particles into a uniform 2-D grid (dpt/grid_solutions.hpp),
+// at 1M particles in 16 cells (the lecture's case: many particles per cell, heavy contention for locks) and
+// at 1M particles in 1M cells (about one particle per cell). One task per cell scans every particle for
+// every cell, cells × n work: it runs in the 16-cell case only (10^12 steps otherwise).
+// Bytes count one read of the positions and one write of the ids and offsets.
+#include "support/bench.hpp"
+
+#include <random>
+#include <string>
+#include <thrust/device_vector.h>
+#include <thrust/execution_policy.h>
+
+#include <dpt/grid_solutions.hpp>
+
+namespace dpt::bench {
+namespace {
+
+const char* solution_name(grid_solution solution) {
+  switch (solution) {
+    case grid_solution::global_lock:
+      return "1_global_lock";
+    case grid_solution::lock_per_cell:
+      return "2_lock_per_cell";
+    case grid_solution::task_per_cell:
+      return "3_task_per_cell";
+    case grid_solution::partial_grids:
+      return "4_partial_grids";
+    default:
+      return "5_sort";
+  }
+}
+
+}  // namespace
+
+void register_benchmarks() {
+  const std::int64_t n = std::int64_t{1} << 20;
+  struct grid_case {
+    const char* name;
+    int cells_per_axis;
+  };
+  for (const grid_case c : {grid_case{"16_cells", 4}, grid_case{"1M_cells", 1024}}) {
+    for (const auto solution : {grid_solution::global_lock, grid_solution::lock_per_cell, grid_solution::task_per_cell,
+                                grid_solution::partial_grids, grid_solution::sort}) {
+      if (solution == grid_solution::task_per_cell && c.cells_per_axis > 4) continue;
+      const std::int64_t cells = std::int64_t{c.cells_per_axis} * c.cells_per_axis;
+      const double bytes = 2.0 * sizeof(float) * n + sizeof(int) * double(n) + sizeof(int) * double(cells + 1);
+      add(std::string("grid/") + solution_name(solution) + "/" + c.name, n,
+          [n, c, cells, solution, bytes](benchmark::State& state) {
+            std::mt19937 rng(7);
+            std::uniform_real_distribution<float> coordinate(0.0f, 1.0f);
+            std::vector<float> x(n), y(n);
+            for (std::int64_t i = 0; i < n; ++i) {
+              x[i] = coordinate(rng);
+              y[i] = coordinate(rng);
+            }
+            const thrust::device_vector<float> d_x(x.begin(), x.end()), d_y(y.begin(), y.end());
+            thrust::device_vector<int> offsets(cells + 1), ids(n);
+            dpt::uniform_grid<2, float> grid;
+            grid.lower = {0.0f, 0.0f};
+            grid.upper = {1.0f, 1.0f};
+            grid.cells = {c.cells_per_axis, c.cells_per_axis};
+            const auto positions = dpt::make_positions(d_x.begin(), d_y.begin());
+            const double seconds = timed_loop(state, where::device, [&] {
+              dpt::bin_particles(thrust::device, solution, grid, positions, n, offsets.begin(), ids.begin());
+            });
+            report(state, seconds, n, bytes);
+          });
+    }
+  }
+}
+
+}  // namespace dpt::bench

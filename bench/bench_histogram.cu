@@ -1,0 +1,78 @@
+// Histogram family: every dpt::histogram method (sort + find starts, upper_bound, reduce_by_key, atomics,
+// privatised atomics, and cub::DeviceHistogram on CUDA) on the same float values, for 16, 256 and 65 536
+// bins, with uniform values and with skewed ones (u^8: about 70% of the values land in the first of 16 bins,
+// 25% in the first of 65 536). Skew is where atomics suffer: many updates to the same bin serialise.
+// Bytes count one read of the values and one write of the counts.
+#include "support/bench.hpp"
+
+#include <random>
+#include <string>
+#include <thrust/device_vector.h>
+#include <thrust/execution_policy.h>
+
+#include <dpt/histogram.hpp>
+
+namespace dpt::bench {
+namespace {
+
+std::vector<float> histogram_values(std::int64_t n, bool skewed) {
+  std::mt19937 rng(99);
+  std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+  std::vector<float> values(n);
+  for (auto& v : values) {
+    const float u = uniform(rng);
+    v = skewed ? u * u * u * u * u * u * u * u : u;
+  }
+  return values;
+}
+
+const char* method_name(histogram_method method) {
+  switch (method) {
+    case histogram_method::sort:
+      return "sort";
+    case histogram_method::upper_bound:
+      return "upper_bound";
+    case histogram_method::reduce_by_key:
+      return "reduce_by_key";
+    case histogram_method::atomic:
+      return "atomic";
+    case histogram_method::privatized:
+      return "privatized";
+    default:
+      return "cub";
+  }
+}
+
+}  // namespace
+
+void register_benchmarks() {
+  // One size, the run's largest up to 2^24: the cases differ in bins and skew, not in n.
+  const auto all = sizes(24);
+  if (all.empty()) return;
+  const std::int64_t n = all.back();
+  const histogram_method methods[] = {histogram_method::sort,          histogram_method::upper_bound,
+                                      histogram_method::reduce_by_key, histogram_method::atomic,
+                                      histogram_method::privatized,    histogram_method::cub};
+  for (const bool skewed : {false, true}) {
+    for (const int bins : {16, 256, 65536}) {
+      const std::string case_name = std::string(skewed ? "skewed" : "uniform") + "_" + std::to_string(bins) + "_bins";
+      for (const auto method : methods) {
+        if (!histogram_method_available(method)) continue;
+        const double bytes = sizeof(float) * double(n) + sizeof(unsigned) * double(bins);
+        add(std::string("histogram/") + method_name(method) + "/" + case_name, n,
+            [n, bins, skewed, method, bytes](benchmark::State& state) {
+              const auto host_values = histogram_values(n, skewed);
+              const thrust::device_vector<float> values(host_values.begin(), host_values.end());
+              thrust::device_vector<unsigned> counts(bins);
+              const dpt::even_bins<float> range{bins, 0.0f, 1.0f};
+              const double seconds = timed_loop(state, where::device, [&] {
+                dpt::histogram(thrust::device, values.begin(), values.end(), range, counts.begin(), method);
+              });
+              report(state, seconds, n, bytes);
+            });
+      }
+    }
+  }
+}
+
+}  // namespace dpt::bench

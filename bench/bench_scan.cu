@@ -1,0 +1,166 @@
+// Scan family: the same int32 inclusive sum by Thrust on the build's device system, by dpt::inclusive_scan
+// (the lecture's "each core scans its slice, then adds its base" on OMP/TBB), by std::inclusive_scan on one
+// core, and on the GPU by cub::DeviceScan and by every hand-written device scan of custom_kernels/ (the
+// lecture's three launches over three block scans, and the single-pass decoupled look-back). Every scan reads
+// n ints and writes n ints, like the copy baseline.
+#include "support/bench.hpp"
+
+#include <numeric>
+#include <thrust/device_vector.h>
+#include <thrust/execution_policy.h>
+#include <thrust/scan.h>
+#include <thrust/sequence.h>
+
+#include <dpt/compact.hpp>
+#include <dpt/scan.hpp>
+#include <dpt/segmented_scan.hpp>
+#include <thrust/copy.h>
+#include <thrust/functional.h>
+
+#if DPT_BENCH_GPU
+#  include <cub/device/device_scan.cuh>
+#  if defined(DPT_BENCH_HAVE_CUSTOM_KERNELS)
+#    include <dpt/kernels/device_scan.hpp>
+#  endif
+#endif
+
+namespace dpt::bench {
+namespace {
+
+thrust::device_vector<int> scan_input(std::int64_t n) {
+  thrust::device_vector<int> values(n);
+  thrust::sequence(values.begin(), values.end(), 0, 7);  // any values; sums wrap harmlessly
+  return values;
+}
+
+// Head flags with segments of 1–64 elements (mean about 32).
+thrust::device_vector<int> segment_flags(std::int64_t n) {
+  std::vector<int> flags(n, 0);
+  std::uint32_t state = 12345;
+  for (std::int64_t i = 0; i < n; i += 1 + (state >> 26)) {
+    flags[i] = 1;
+    state = state * 1664525u + 1013904223u;
+  }
+  return thrust::device_vector<int>(flags.begin(), flags.end());
+}
+
+struct is_odd {
+  DPT_HOST_DEVICE bool operator()(int x) const { return x % 2 != 0; }
+};
+
+// The same input through dpt's segmented scan (one scan of (flag, value) pairs) and through Thrust's
+// inclusive_scan_by_key on segment ids (what dpt did before: scan the flags into ids, then scan by key); and
+// dpt::compact (map + scan + scatter) against thrust::copy_if. Bytes: data + flags read, output written;
+// for compact, data read and the kept half written.
+void register_segmented_and_compact(std::int64_t n) {
+  add("segmented_scan/dpt", n, [n](benchmark::State& state) {
+    const auto input = scan_input(n);
+    const auto flags = segment_flags(n);
+    thrust::device_vector<int> output(n);
+    const double seconds = timed_loop(state, where::device, [&] {
+      dpt::segmented_inclusive_scan(thrust::device, input.begin(), input.end(), flags.begin(), output.begin());
+    });
+    report(state, seconds, n, 3.0 * sizeof(int) * n);
+  });
+  add("segmented_scan/thrust_scan_by_key", n, [n](benchmark::State& state) {
+    const auto input = scan_input(n);
+    const auto flags = segment_flags(n);
+    thrust::device_vector<int> ids(n), output(n);
+    const double seconds = timed_loop(state, where::device, [&] {
+      thrust::inclusive_scan(thrust::device, flags.begin(), flags.end(), ids.begin());
+      thrust::inclusive_scan_by_key(thrust::device, ids.begin(), ids.end(), input.begin(), output.begin());
+    });
+    report(state, seconds, n, 3.0 * sizeof(int) * n);
+  });
+  const double compact_bytes = 1.5 * sizeof(int) * n;
+  add("compact/dpt", n, [n, compact_bytes](benchmark::State& state) {
+    const auto input = scan_input(n);  // 0, 7, 14, …: every other value odd
+    thrust::device_vector<int> output(n);
+    const double seconds = timed_loop(state, where::device, [&] {
+      dpt::compact(thrust::device, input.begin(), input.end(), output.begin(), is_odd{});
+    });
+    report(state, seconds, n, compact_bytes);
+  });
+  add("compact/thrust_copy_if", n, [n, compact_bytes](benchmark::State& state) {
+    const auto input = scan_input(n);
+    thrust::device_vector<int> output(n);
+    const double seconds = timed_loop(state, where::device, [&] {
+      thrust::copy_if(thrust::device, input.begin(), input.end(), output.begin(), is_odd{});
+    });
+    report(state, seconds, n, compact_bytes);
+  });
+}
+
+}  // namespace
+
+void register_benchmarks() {
+  for (const auto n : sizes()) register_segmented_and_compact(n);
+  for (const auto n : sizes()) {
+    const double bytes = 2.0 * sizeof(int) * n;
+    add("scan/thrust", n, [n, bytes](benchmark::State& state) {
+      const auto input = scan_input(n);
+      thrust::device_vector<int> output(n);
+      const double seconds = timed_loop(state, where::device, [&] {
+        thrust::inclusive_scan(thrust::device, input.begin(), input.end(), output.begin());
+      });
+      report(state, seconds, n, bytes);
+    });
+#if !DPT_BENCH_GPU
+    add("scan/dpt", n, [n, bytes](benchmark::State& state) {
+      const auto input = scan_input(n);
+      thrust::device_vector<int> output(n);
+      const double seconds = timed_loop(state, where::device, [&] {
+        dpt::inclusive_scan(thrust::device, input.begin(), input.end(), output.begin());
+      });
+      report(state, seconds, n, bytes);
+    });
+    add("scan/std_inclusive_scan", n, [n, bytes](benchmark::State& state) {
+      std::vector<int> input(n), output(n);
+      std::iota(input.begin(), input.end(), 0);
+      const double seconds = timed_loop(state, where::host, [&] {
+        std::inclusive_scan(input.begin(), input.end(), output.begin());
+        benchmark::DoNotOptimize(output.data());
+      });
+      report(state, seconds, n, bytes);
+    });
+#else
+    add("scan/cub_device_scan", n, [n, bytes](benchmark::State& state) {
+      const auto input = scan_input(n);
+      thrust::device_vector<int> output(n);
+      const int* in = thrust::raw_pointer_cast(input.data());
+      int* out = thrust::raw_pointer_cast(output.data());
+      std::size_t temp_bytes = 0;
+      DPT_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, in, out, n));
+      thrust::device_vector<unsigned char> temp(temp_bytes);
+      void* temp_storage = thrust::raw_pointer_cast(temp.data());
+      const double seconds = timed_loop(state, where::device, [&] {
+        DPT_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp_storage, temp_bytes, in, out, n));
+      });
+      report(state, seconds, n, bytes);
+    });
+#  if defined(DPT_BENCH_HAVE_CUSTOM_KERNELS)
+    using dpt::kernels::device_scan_algorithm;
+    const std::pair<const char*, device_scan_algorithm> kernels[] = {
+        {"scan/kernels_three_launch_lecture", device_scan_algorithm::three_launch_lecture},
+        {"scan/kernels_three_launch_shuffle", device_scan_algorithm::three_launch_shuffle},
+        {"scan/kernels_three_launch_blelloch", device_scan_algorithm::three_launch_blelloch},
+        {"scan/kernels_single_pass", device_scan_algorithm::single_pass},
+    };
+    for (const auto& [name, algorithm] : kernels) {
+      add(name, n, [n, bytes, algorithm = algorithm](benchmark::State& state) {
+        const auto input = scan_input(n);
+        thrust::device_vector<int> output(n);
+        const int* in = thrust::raw_pointer_cast(input.data());
+        int* out = thrust::raw_pointer_cast(output.data());
+        const double seconds = timed_loop(state, where::device, [&] {
+          dpt::kernels::inclusive_scan(algorithm, in, out, n, ::cuda::std::plus<int>{});
+        });
+        report(state, seconds, n, bytes);
+      });
+    }
+#  endif
+#endif
+  }
+}
+
+}  // namespace dpt::bench

@@ -1,0 +1,252 @@
+// SpMV family: y = A·x in double precision with int32 indices, by dpt::spmv (the lecture's flat form: gather,
+// map, segmented reduction over the non-zeros), by dpt::spmv_row_per_thread (one task per row), by Eigen on
+// CPU builds (OpenMP-parallel in the OMP build) and by cuSPARSE on CUDA builds. Inputs: the real matrices of
+// data/matrices and generated ones — 2-D (5-point) and 3-D (7-point) Poisson stencils, whose rows are all
+// alike, and a power-law matrix whose row lengths vary wildly (where one-task-per-row suffers) — at about
+// 1 M non-zeros, and 8 M and 50 M when the run's sizes reach 2^26.
+// Bytes count what one product must move: values and column indices once, row offsets, x once, y once.
+#include "support/bench.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <thrust/device_vector.h>
+#include <thrust/execution_policy.h>
+
+#include <dpt/spmv.hpp>
+
+#if defined(DPT_BENCH_HAVE_MATRIX_MARKET)
+#  include "support/matrix_market.hpp"
+#endif
+#if DPT_BENCH_GPU
+#  include <cusparse.h>
+#else
+#  include <Eigen/SparseCore>
+#endif
+
+namespace dpt::bench {
+namespace {
+
+struct host_csr {
+  std::int64_t rows = 0, cols = 0;
+  std::vector<int> offsets{0}, columns;
+  std::vector<double> values;
+  std::int64_t nnz() const { return static_cast<std::int64_t>(values.size()); }
+  void add(int column, double value) {
+    columns.push_back(column);
+    values.push_back(value);
+  }
+  void end_row() {
+    offsets.push_back(static_cast<int>(values.size()));
+    ++rows;
+  }
+};
+
+// The k×k 5-point or k×k×k 7-point Laplacian.
+host_csr poisson(int k, int dims) {
+  host_csr a;
+  const std::int64_t n = dims == 2 ? std::int64_t{k} * k : std::int64_t{k} * k * k;
+  a.cols = n;
+  a.columns.reserve(n * (2 * dims + 1));
+  a.values.reserve(n * (2 * dims + 1));
+  for (std::int64_t r = 0; r < n; ++r) {
+    const std::int64_t i = r % k, j = (r / k) % k, l = r / (std::int64_t{k} * k);
+    const std::int64_t plane = std::int64_t{k} * k;
+    if (dims == 3 && l > 0) a.add(int(r - plane), -1);
+    if (j > 0) a.add(int(r - k), -1);
+    if (i > 0) a.add(int(r - 1), -1);
+    a.add(int(r), 2.0 * dims);
+    if (i + 1 < k) a.add(int(r + 1), -1);
+    if (j + 1 < k) a.add(int(r + k), -1);
+    if (dims == 3 && l + 1 < k) a.add(int(r + plane), -1);
+    a.end_row();
+  }
+  return a;
+}
+
+// Row lengths from a Pareto distribution (alpha 1.5: most rows short, a few with thousands of entries),
+// columns uniform.
+host_csr power_law(std::int64_t target_nnz) {
+  const std::int64_t rows = std::max<std::int64_t>(1, target_nnz / 8);
+  host_csr a;
+  a.cols = rows;
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::uniform_int_distribution<int> column(0, int(rows - 1));
+  const double alpha = 1.5, smallest = 8.0 * (alpha - 1) / alpha;  // mean 8 before the cap
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const double length = smallest / std::pow(1.0 - u(rng), 1.0 / alpha);
+    const auto entries = std::min<std::int64_t>(rows, std::int64_t(length));
+    for (std::int64_t e = 0; e < entries; ++e) a.add(column(rng), 1.0 + u(rng));
+    a.end_row();
+  }
+  return a;
+}
+
+#if defined(DPT_BENCH_HAVE_MATRIX_MARKET)
+// A Matrix Market file as CSR, with the implied mirror entries of symmetric files made explicit.
+host_csr from_file(const std::string& path) {
+  const auto coo = dpt::mtx::read_matrix(path);
+  const bool mirrored = coo.kind != dpt::mtx::symmetry::general;
+  const double mirror_sign = coo.kind == dpt::mtx::symmetry::skew_symmetric ? -1.0 : 1.0;
+  std::vector<std::vector<std::pair<int, double>>> rows(coo.rows);
+  for (std::int64_t e = 0; e < coo.stored_entries(); ++e) {
+    const auto r = coo.row_indices[e], c = coo.column_indices[e];
+    rows[r].emplace_back(int(c), coo.values[e]);
+    if (mirrored && r != c) rows[c].emplace_back(int(r), mirror_sign * coo.values[e]);
+  }
+  host_csr a;
+  a.cols = coo.cols;
+  for (auto& row : rows) {
+    std::sort(row.begin(), row.end());
+    for (const auto& [c, v] : row) a.add(c, v);
+    a.end_row();
+  }
+  return a;
+}
+#endif
+
+std::string millions(std::int64_t nnz) {
+  return std::to_string((nnz + 500000) / 1000000) + "M";
+}
+
+// Matrices are built on first use and shared by every variant.
+std::map<std::string, std::function<host_csr()>> matrix_makers;
+const host_csr& matrix(const std::string& name) {
+  static std::map<std::string, std::unique_ptr<host_csr>> built;
+  auto& slot = built[name];
+  if (!slot) slot = std::make_unique<host_csr>(matrix_makers.at(name)());
+  return *slot;
+}
+
+double spmv_bytes(const host_csr& a) {
+  return a.nnz() * double(sizeof(double) + sizeof(int)) + (a.rows + 1) * double(sizeof(int)) +
+         (a.cols + a.rows) * double(sizeof(double));
+}
+
+// A on the device, x = 1, y zeroed.
+struct device_problem {
+  thrust::device_vector<int> offsets, columns;
+  thrust::device_vector<double> values, x, y;
+  std::int64_t rows, cols, nnz;
+  explicit device_problem(const host_csr& a)
+      : offsets(a.offsets.begin(), a.offsets.end()),
+        columns(a.columns.begin(), a.columns.end()),
+        values(a.values.begin(), a.values.end()),
+        x(a.cols, 1.0),
+        y(a.rows, 0.0),
+        rows(a.rows),
+        cols(a.cols),
+        nnz(a.nnz()) {}
+  auto view() const { return dpt::make_csr_view(offsets.begin(), columns.begin(), values.begin(), rows, cols, nnz); }
+};
+
+#if DPT_BENCH_GPU
+#  define DPT_CUSPARSE_CHECK(call)                                                \
+    do {                                                                          \
+      const cusparseStatus_t dpt_status_ = (call);                                \
+      if (dpt_status_ != CUSPARSE_STATUS_SUCCESS) {                               \
+        std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, \
+                     cusparseGetErrorString(dpt_status_));                        \
+        std::exit(1);                                                             \
+      }                                                                           \
+    } while (0)
+#endif
+
+void register_matrix(const std::string& name) {
+  const std::int64_t nnz = matrix(name).nnz();  // the size is part of the benchmark's name
+  add("spmv/dpt_flat/" + name, nnz, [name](benchmark::State& state) {
+    const auto& a = matrix(name);
+    device_problem p(a);
+    const double seconds =
+        timed_loop(state, where::device, [&] { dpt::spmv(thrust::device, p.view(), p.x.begin(), p.y.begin()); });
+    report(state, seconds, a.nnz(), spmv_bytes(a));
+  });
+  add("spmv/dpt_row_per_thread/" + name, nnz, [name](benchmark::State& state) {
+    const auto& a = matrix(name);
+    device_problem p(a);
+    const double seconds = timed_loop(
+        state, where::device, [&] { dpt::spmv_row_per_thread(thrust::device, p.view(), p.x.begin(), p.y.begin()); });
+    report(state, seconds, a.nnz(), spmv_bytes(a));
+  });
+#if DPT_BENCH_GPU
+  add("spmv/cusparse/" + name, nnz, [name](benchmark::State& state) {
+    const auto& a = matrix(name);
+    device_problem p(a);
+    cusparseHandle_t handle{};
+    DPT_CUSPARSE_CHECK(cusparseCreate(&handle));
+    cusparseSpMatDescr_t matrix_descr{};
+    cusparseDnVecDescr_t x_descr{}, y_descr{};
+    DPT_CUSPARSE_CHECK(
+        cusparseCreateCsr(&matrix_descr, p.rows, p.cols, p.nnz, thrust::raw_pointer_cast(p.offsets.data()),
+                          thrust::raw_pointer_cast(p.columns.data()), thrust::raw_pointer_cast(p.values.data()),
+                          CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+    DPT_CUSPARSE_CHECK(cusparseCreateDnVec(&x_descr, p.cols, thrust::raw_pointer_cast(p.x.data()), CUDA_R_64F));
+    DPT_CUSPARSE_CHECK(cusparseCreateDnVec(&y_descr, p.rows, thrust::raw_pointer_cast(p.y.data()), CUDA_R_64F));
+    const double alpha = 1.0, beta = 0.0;
+    std::size_t buffer_bytes = 0;
+    DPT_CUSPARSE_CHECK(cusparseSpMV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, matrix_descr, x_descr,
+                                               &beta, y_descr, CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, &buffer_bytes));
+    thrust::device_vector<unsigned char> buffer(std::max<std::size_t>(buffer_bytes, 1));
+    void* buffer_data = thrust::raw_pointer_cast(buffer.data());
+    const double seconds = timed_loop(state, where::device, [&] {
+      DPT_CUSPARSE_CHECK(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, matrix_descr, x_descr, &beta,
+                                      y_descr, CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, buffer_data));
+    });
+    DPT_CUSPARSE_CHECK(cusparseDestroyDnVec(y_descr));
+    DPT_CUSPARSE_CHECK(cusparseDestroyDnVec(x_descr));
+    DPT_CUSPARSE_CHECK(cusparseDestroySpMat(matrix_descr));
+    DPT_CUSPARSE_CHECK(cusparseDestroy(handle));
+    report(state, seconds, a.nnz(), spmv_bytes(a));
+  });
+#else
+  add("spmv/eigen/" + name, nnz, [name](benchmark::State& state) {
+    const auto& a = matrix(name);
+    const Eigen::Map<const Eigen::SparseMatrix<double, Eigen::RowMajor, int>> A(
+        a.rows, a.cols, a.nnz(), a.offsets.data(), a.columns.data(), a.values.data());
+    const Eigen::VectorXd x = Eigen::VectorXd::Ones(a.cols);
+    Eigen::VectorXd y(a.rows);
+    const double seconds = timed_loop(state, where::host, [&] {
+      y.noalias() = A * x;
+      benchmark::DoNotOptimize(y.data());
+    });
+    report(state, seconds, a.nnz(), spmv_bytes(a));
+  });
+#endif
+}
+
+}  // namespace
+
+void register_benchmarks() {
+  std::vector<std::string> names;
+#if defined(DPT_BENCH_HAVE_MATRIX_MARKET)
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(DPT_BENCH_MATRIX_DIR)) {
+    if (entry.path().extension() == ".mtx") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& file : files) {
+    const auto name = file.stem().string();
+    matrix_makers[name] = [path = file.string()] { return from_file(path); };
+    names.push_back(name);
+  }
+#endif
+  std::vector<std::int64_t> targets{std::int64_t{1} << 20};
+  if (run_options().max_log2 >= 26) targets = {std::int64_t{1} << 20, std::int64_t{1} << 23, 50'000'000};
+  for (const auto target : targets) {
+    const int k2 = int(std::lround(std::sqrt(target / 5.0)));
+    const int k3 = int(std::lround(std::cbrt(target / 7.0)));
+    matrix_makers["poisson2d_" + millions(target)] = [k2] { return poisson(k2, 2); };
+    matrix_makers["poisson3d_" + millions(target)] = [k3] { return poisson(k3, 3); };
+    matrix_makers["powerlaw_" + millions(target)] = [target] { return power_law(target); };
+    for (const char* kind : {"poisson2d_", "poisson3d_", "powerlaw_"}) names.push_back(kind + millions(target));
+  }
+  for (const auto& name : names) register_matrix(name);
+}
+
+}  // namespace dpt::bench

@@ -1,0 +1,132 @@
+// main() of every dpt bench executable: parses dpt's size flags, registers the copy baseline (a device copy
+// with thrust::copy on the build's device system and a host std::memcpy), then the family, then runs.
+//
+//   --dpt_min_log2=N  --dpt_max_log2=N  --dpt_step_log2=N   sizes 2^min, 2^(min+step), … ≤ 2^max
+//   plus every Google Benchmark flag (--benchmark_format=json, --benchmark_out=FILE, --benchmark_min_time=…)
+#include "bench.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <thrust/copy.h>
+#include <thrust/device_vector.h>
+#include <thrust/execution_policy.h>
+
+namespace dpt::bench {
+namespace {
+
+options the_options;
+std::map<double, double> copy_bandwidths;  // bytes moved → bytes/s
+
+bool parse_int_flag(const char* arg, const char* name, int& value) {
+  const auto length = std::strlen(name);
+  if (std::strncmp(arg, name, length) != 0 || arg[length] != '=') return false;
+  char* end = nullptr;
+  const long parsed = std::strtol(arg + length + 1, &end, 10);
+  if (*end != '\0' || parsed < 0 || parsed > 40) {
+    std::fprintf(stderr, "bad value in %s (expected an integer 0..40)\n", arg);
+    std::exit(2);
+  }
+  value = static_cast<int>(parsed);
+  return true;
+}
+
+void register_copy_benchmarks() {
+  for (const auto n : sizes()) {
+    const double bytes = 2.0 * sizeof(int) * n;  // read n ints, write n ints
+    add("copy/thrust_device", n, [n, bytes](benchmark::State& state) {
+      thrust::device_vector<int> source(n, 1), destination(n);
+      const double seconds = timed_loop(state, where::device, [&] {
+        // the bandwidth bound: every element read once and written once
+        thrust::copy(thrust::device, source.begin(), source.end(), destination.begin());
+      });
+      record_copy_bandwidth(bytes, bytes * state.iterations() / seconds);
+      report(state, seconds, n, bytes);
+    });
+    add("copy/host_memcpy", n, [n, bytes](benchmark::State& state) {
+      std::vector<int> source(n, 1), destination(n);
+      const double seconds = timed_loop(state, where::host, [&] {
+        std::memcpy(destination.data(), source.data(), n * sizeof(int));
+        benchmark::DoNotOptimize(destination.data());
+      });
+      report(state, seconds, n, bytes);
+    });
+  }
+}
+
+}  // namespace
+
+const options& run_options() {
+  return the_options;
+}
+
+std::vector<std::int64_t> sizes(int cap_log2) {
+  std::vector<std::int64_t> result;
+  const int top = std::min(the_options.max_log2, cap_log2);
+  for (int k = the_options.min_log2; k <= top; k += std::max(1, the_options.step_log2)) {
+    result.push_back(std::int64_t{1} << k);
+  }
+  return result;
+}
+
+void record_copy_bandwidth(double bytes, double bytes_per_second) {
+  copy_bandwidths[bytes] = bytes_per_second;
+}
+
+double copy_bandwidth(double bytes) {
+  double best = 0, best_distance = 0;
+  for (const auto& [copy_bytes, bandwidth] : copy_bandwidths) {
+    const double distance = std::abs(std::log2(copy_bytes) - std::log2(bytes));
+    if (best == 0 || distance < best_distance) {
+      best = bandwidth;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+void report(benchmark::State& state, double total_seconds, double items, double bytes) {
+  const auto iterations = static_cast<double>(state.iterations());
+  state.SetItemsProcessed(static_cast<std::int64_t>(items * iterations));
+  state.SetBytesProcessed(static_cast<std::int64_t>(bytes * iterations));
+  const double reference = copy_bandwidth(bytes);
+  if (reference > 0 && total_seconds > 0) {
+    state.counters["copy_fraction"] = bytes * iterations / total_seconds / reference;
+  }
+}
+
+}  // namespace dpt::bench
+
+int main(int argc, char** argv) {
+  using namespace dpt::bench;
+  // dpt's flags first; Google Benchmark rejects what it does not know.
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    if (parse_int_flag(argv[i], "--dpt_min_log2", the_options.min_log2) ||
+        parse_int_flag(argv[i], "--dpt_max_log2", the_options.max_log2) ||
+        parse_int_flag(argv[i], "--dpt_step_log2", the_options.step_log2)) {
+      continue;
+    }
+    argv[kept++] = argv[i];
+  }
+  argc = kept;
+#if DPT_BENCH_GPU
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::puts("skipped: no device");
+    return 77;
+  }
+  cudaDeviceProp properties{};
+  DPT_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
+  benchmark::AddCustomContext("dpt_device", properties.name);
+#endif
+  benchmark::AddCustomContext("dpt_device_system", dpt::device_system_name());
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  register_copy_benchmarks();
+  register_benchmarks();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,189 @@
+// dpt/kernels/cuda.hpp — the few things hand-written kernels need that differ between nvcc and the host SIMT
+// runner: how a kernel is launched, what a stream is, where scratch memory comes from, and how values of any
+// trivially copyable type move between lanes.
+//
+// Under nvcc kernels launch natively with <<<…>>>, every CUDA call is checked, and in debug builds every
+// launch is followed by a synchronising error check. Otherwise the same kernel runs on the CPU through
+// simt::launch (custom_kernels/simt), so callers see one function either way.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#if defined(__CUDACC__)
+#  include <cuda_runtime.h>
+#else
+#  include <cstdlib>
+#  include <new>
+
+#  include "simt/simt.hpp"
+#endif
+
+namespace dpt::kernels {
+
+#if defined(__CUDACC__)
+using stream_t = cudaStream_t;
+#else
+struct simt_stream;             // kernels on the SIMT runner run synchronously, in order;
+using stream_t = simt_stream*;  // a stream is accepted for the callers' sake and otherwise ignored
+#endif
+
+// A CUDA runtime call failed; the message names the call and CUDA's description of the error.
+struct cuda_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+namespace detail {
+
+#if defined(__CUDACC__)
+inline void check(cudaError_t status, const char* what) {
+  if (status != cudaSuccess)
+    throw cuda_error(std::string(what) + ": " + cudaGetErrorName(status) + ": " + cudaGetErrorString(status));
+}
+#endif
+
+// A one-dimensional grid of `blocks` blocks; CUDA allows at most 2^31 - 1.
+inline dim3 grid_of(std::int64_t tiles) {
+  if (tiles > 2147483647) throw std::invalid_argument("dpt::kernels: more than 2^31 - 1 tiles");
+  return dim3(static_cast<unsigned>(tiles));
+}
+
+// kernel<<<grid, block, 0, stream>>>(args...) — natively under nvcc, on the SIMT runner otherwise.
+template <class... Params, class... Args>
+void launch(const char* name, dim3 grid, dim3 block, stream_t stream, void (*kernel)(Params...), Args&&... args) {
+#if defined(__CUDACC__)
+  kernel<<<grid, block, 0, stream>>>(static_cast<Params>(args)...);
+  check(cudaGetLastError(), name);
+#  if !defined(NDEBUG)
+  check(cudaStreamSynchronize(stream), name);  // debug builds: report a failing kernel at its launch
+#  endif
+#else
+  (void)stream;
+  simt::launch_config config;
+  config.grid = grid;
+  config.block = block;
+  config.kernel_name = name;
+  simt::launch(config, kernel, static_cast<Params>(args)...);
+#endif
+}
+
+// Scratch memory in the device's memory space, stream-ordered under CUDA, released when it goes out of scope.
+class device_buffer {
+ public:
+  device_buffer(std::size_t bytes, stream_t stream) : bytes_(bytes), stream_(stream) {
+    if (bytes_ == 0) return;
+#if defined(__CUDACC__)
+    check(cudaMallocAsync(&data_, bytes_, stream_), "cudaMallocAsync");
+#else
+    data_ = std::malloc(bytes_);
+    if (!data_) throw std::bad_alloc();
+#endif
+  }
+  device_buffer(const device_buffer&) = delete;
+  device_buffer& operator=(const device_buffer&) = delete;
+  ~device_buffer() {
+    if (!data_) return;
+#if defined(__CUDACC__)
+    cudaFreeAsync(data_, stream_);  // a failure here surfaces at the caller's next checked call
+#else
+    std::free(data_);
+#endif
+  }
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(data_);
+  }
+  void zero() {
+    if (bytes_ == 0) return;
+#if defined(__CUDACC__)
+    check(cudaMemsetAsync(data_, 0, bytes_, stream_), "cudaMemsetAsync");
+#else
+    std::memset(data_, 0, bytes_);
+#endif
+  }
+
+ private:
+  void* data_ = nullptr;
+  std::size_t bytes_;
+  stream_t stream_;
+};
+
+// Storage for N values of T without constructing them: `__shared__` variables cannot have constructors under
+// nvcc, and every slot is written before it is read.
+template <class T, int N>
+struct uninitialized_array {
+  static_assert(std::is_trivially_copyable<T>::value, "kernels move values of trivially copyable types");
+  alignas(T) unsigned char bytes[sizeof(T) * N];
+  __device__ T& operator[](int i) { return reinterpret_cast<T*>(bytes)[i]; }
+};
+
+// The launch's dynamic shared memory: `extern __shared__` under nvcc, the SIMT runner's per-block buffer
+// otherwise (a host compiler cannot give `extern __shared__` a per-block meaning).
+template <class T>
+__device__ T* dynamic_shared() {
+#if defined(__CUDACC__)
+  extern __shared__ __align__(16) unsigned char dpt_dynamic_shared_memory[];
+  return reinterpret_cast<T*>(dpt_dynamic_shared_memory);
+#else
+  return simt::dynamic_shared<T>();
+#endif
+}
+
+// The thread's number in its block, and its lane in its warp.
+__device__ inline unsigned thread_rank() {
+  return (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+}
+__device__ inline unsigned lane_rank() {
+  return thread_rank() % 32u;
+}
+
+constexpr unsigned full_warp = 0xffffffffu;
+
+// __shfl_up_sync for any trivially copyable T: moved as 32-bit words, as cub::ShuffleUp does.
+template <class T>
+__device__ T shuffle_up(unsigned mask, const T& value, unsigned delta) {
+  static_assert(std::is_trivially_copyable<T>::value, "shuffled values must be trivially copyable");
+  constexpr int words = static_cast<int>((sizeof(T) + 3) / 4);
+  unsigned in[words] = {}, out[words];
+  std::memcpy(in, &value, sizeof(T));
+  for (int w = 0; w < words; ++w) out[w] = __shfl_up_sync(mask, in[w], delta);
+  T result;
+  std::memcpy(&result, out, sizeof(T));
+  return result;
+}
+
+// Loads and stores that bypass the non-coherent L1 cache, for values another block publishes during the kernel.
+template <class T>
+__device__ T load_volatile(const T* address) {
+  static_assert(sizeof(T) % 4 == 0 && alignof(T) >= 4, "published values are whole 32-bit words");
+  unsigned words[sizeof(T) / 4];
+  const volatile unsigned* source = reinterpret_cast<const volatile unsigned*>(address);
+  for (std::size_t w = 0; w < sizeof(T) / 4; ++w) words[w] = source[w];
+  T result;
+  std::memcpy(&result, words, sizeof(T));
+  return result;
+}
+template <class T>
+__device__ void store_volatile(T* address, const T& value) {
+  static_assert(sizeof(T) % 4 == 0 && alignof(T) >= 4, "published values are whole 32-bit words");
+  unsigned words[sizeof(T) / 4];
+  std::memcpy(words, &value, sizeof(T));
+  volatile unsigned* target = reinterpret_cast<volatile unsigned*>(address);
+  for (std::size_t w = 0; w < sizeof(T) / 4; ++w) target[w] = words[w];
+}
+
+}  // namespace detail
+
+// a + b, the operator of the *Sum scans.
+struct sum {
+  template <class T>
+  __host__ __device__ T operator()(const T& a, const T& b) const {
+    return a + b;
+  }
+};
+
+}  // namespace dpt::kernels

@@ -1,0 +1,343 @@
+// dpt/kernels/device_scan.hpp — scans of a whole array in device memory, shaped like cub::DeviceScan.
+//
+//   in:        3  1  4  1  5  9  2  6             (op = +)
+//   inclusive: 3  4  8  9 14 23 25 31
+//   exclusive: 0  3  4  8  9 14 23 25             (initial value 0)
+//
+// The array is cut into tiles of BlockThreads × ItemsPerThread elements, one block per tile. Two algorithms:
+//
+//   - The lecture's three launches (the kernel boundaries are the global barriers):
+//       1. scan tiles:           every block scans its tile and writes the tile's total;
+//       2. scan the tile totals: the same device scan, recursively, on the array of totals;
+//       3. add bases:            every block combines the total of the tiles before it into its tile.
+//     For n = 10 with tiles of 4:
+//       in       [3 1 4 1 | 5 9 2 6 | 5 3]
+//       launch 1 [3 4 8 9 | 5 14 16 22 | 5 8]   totals [9 22 8]
+//       launch 2                                  scanned totals [9 31 39]
+//       launch 3 [3 4 8 9 | 14 23 25 31 | 36 39]
+//     Inside a tile the block scan is the lecture's scan_block over the shared-memory warp scan, the same over
+//     the shuffle warp scan, or the up-sweep/down-sweep (device_scan_algorithm).
+//
+//   - single_pass: the decoupled look-back scan of Merrill & Garland (2016), one launch, each element read once
+//     and written once. A block takes the next tile number from an atomic counter — the order blocks *start*,
+//     which is not blockIdx order — scans it, publishes its total ("aggregate"), then walks back over the
+//     tiles before it, combining their aggregates until it meets one that has published its inclusive prefix,
+//     and publishes its own. Because tile numbers follow the start order, every tile it waits for belongs to a
+//     block that is already running; waiting on blockIdx − 1 instead can wait on a block that never started.
+//
+// Offsets are 64-bit: n may exceed 2^31. The entry points take device pointers (host pointers on the SIMT
+// runner) and a stream, throw std::invalid_argument for bad arguments and dpt::kernels::cuda_error when a
+// CUDA call fails. d_out may equal d_in.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+
+#include "dpt/kernels/block_scan.hpp"
+
+namespace dpt::kernels {
+
+enum class device_scan_algorithm {
+  three_launch_lecture,   // scan_block over the shared-memory Hillis–Steele warp scan
+  three_launch_shuffle,   // scan_block over the __shfl_up_sync warp scan
+  three_launch_blelloch,  // the up-sweep/down-sweep block scan
+  single_pass,            // decoupled look-back
+};
+
+// How a tile is split over a block.
+template <int BlockThreads, int ItemsPerThread, block_scan_algorithm Algorithm>
+struct tile_policy {
+  static constexpr int block_threads = BlockThreads;
+  static constexpr int items_per_thread = ItemsPerThread;
+  static constexpr int tile_items = BlockThreads * ItemsPerThread;
+  static constexpr block_scan_algorithm algorithm = Algorithm;
+};
+
+namespace detail {
+
+// One block scans one tile that it holds in registers, ItemsPerThread consecutive items per thread.
+template <class T, class Policy>
+struct tile_scan {
+  using block_scan = BlockScan<T, Policy::block_threads, Policy::algorithm>;
+  static constexpr int items = Policy::items_per_thread;
+
+  struct TempStorage {
+    typename block_scan::TempStorage scan;
+    uninitialized_array<T, 1> tile_total;
+  };
+
+  // Thread t's items [t·items, t·items + items) of the tile's first `valid`; the rest are copies of a valid one.
+  __device__ static void load(const T* in, std::int64_t begin, int valid, T (&values)[items]) {
+    const int first = static_cast<int>(thread_rank()) * items;
+    for (int j = 0; j < items; ++j) values[j] = in[begin + (first + j < valid ? first + j : 0)];
+  }
+  __device__ static void store(T* out, std::int64_t begin, int valid, const T (&values)[items]) {
+    const int first = static_cast<int>(thread_rank()) * items;
+    for (int j = 0; j < items; ++j)
+      if (first + j < valid) out[begin + first + j] = values[j];
+  }
+
+  // Replaces the items by their scan within the tile — inclusive, or exclusive (the tile's first item then
+  // has no value and keeps its input) — and returns the tile's total.
+  template <class Op>
+  __device__ static T scan(TempStorage& storage, T (&values)[items], int valid, bool exclusive, Op op) {
+    const int thread = static_cast<int>(thread_rank()), first = thread * items;
+    const int mine = valid - first < 0 ? 0 : (valid - first > items ? items : valid - first);
+
+    // Each thread combines its own items (a thread past the end scans a copy; nothing keeps its result).
+    T thread_total = values[0];
+    for (int j = 1; j < mine; ++j) thread_total = op(thread_total, values[j]);
+
+    // The block scans the thread totals: what precedes each thread's items.
+    T inclusive, before, aggregate;
+    block_scan(storage.scan).Scan(thread_total, inclusive, before, aggregate, op);
+
+    // Each thread rescans its items, starting from what precedes them.
+    bool has_running = thread > 0;
+    T running = before;
+    for (int j = 0; j < mine; ++j) {
+      const T x = values[j];
+      const T next = has_running ? op(running, x) : x;
+      values[j] = !exclusive ? next : has_running ? running : x;  // x: the tile's first item has nothing before it
+      running = next;
+      has_running = true;
+    }
+    if (mine > 0 && first + mine == valid) storage.tile_total[0] = running;
+    __syncthreads();  // the owner of the last valid item has written the tile's total
+    return storage.tile_total[0];
+  }
+
+  // out = seed ∘ local; in an exclusive scan the tile's first element becomes the seed itself.
+  template <class Op>
+  __device__ static void add_seed(T (&values)[items], int valid, bool exclusive, bool has_seed, const T& seed, Op op) {
+    const int first = static_cast<int>(thread_rank()) * items;
+    if (!has_seed) return;
+    for (int j = 0; j < items && first + j < valid; ++j)
+      values[j] = exclusive && first + j == 0 ? seed : op(seed, values[j]);
+  }
+};
+
+template <class Policy>
+__device__ inline int tile_valid(std::int64_t n, std::int64_t begin) {
+  return n - begin < Policy::tile_items ? static_cast<int>(n - begin) : Policy::tile_items;
+}
+
+// ---- the lecture's three launches -------------------------------------------------------------------------
+
+// Launch 1: scan every tile on its own and write its total.
+template <class T, class Op, class Policy>
+__global__ void scan_tiles_kernel(const T* in, T* out, T* tile_totals, std::int64_t n, Op op, bool exclusive) {
+  using tile = tile_scan<T, Policy>;
+  __shared__ typename tile::TempStorage storage;
+  const std::int64_t begin = static_cast<std::int64_t>(blockIdx.x) * Policy::tile_items;
+  const int valid = tile_valid<Policy>(n, begin);
+  T values[Policy::items_per_thread];
+  tile::load(in, begin, valid, values);
+  const T total = tile::scan(storage, values, valid, exclusive, op);
+  tile::store(out, begin, valid, values);
+  if (thread_rank() == 0) tile_totals[blockIdx.x] = total;
+}
+
+// Launch 3: combine the totals of all earlier tiles (and the initial value) into every tile.
+template <class T, class Op, class Policy>
+__global__ void add_tile_prefixes_kernel(T* out, const T* scanned_totals, std::int64_t n, Op op, bool exclusive,
+                                         T initial_value) {
+  using tile = tile_scan<T, Policy>;
+  const std::int64_t tile_index = blockIdx.x;
+  const std::int64_t begin = tile_index * Policy::tile_items;
+  const int valid = tile_valid<Policy>(n, begin);
+  const bool has_seed = exclusive || tile_index > 0;
+  const T seed = !exclusive       ? (tile_index > 0 ? scanned_totals[tile_index - 1] : initial_value)
+                 : tile_index > 0 ? op(initial_value, scanned_totals[tile_index - 1])
+                                  : initial_value;
+  T values[Policy::items_per_thread];
+  tile::load(out, begin, valid, values);
+  tile::add_seed(values, valid, exclusive, has_seed, seed, op);
+  tile::store(out, begin, valid, values);
+}
+
+template <class Policy>
+std::int64_t tile_count(std::int64_t n) {
+  return (n + Policy::tile_items - 1) / Policy::tile_items;
+}
+
+// Launch 1 on its own: `out` gets every tile scanned by itself, `tile_totals` one total per tile.
+template <class Policy, class T, class Op>
+void scan_tiles(const T* in, T* out, T* tile_totals, std::int64_t n, Op op, bool exclusive, stream_t stream) {
+  launch("scan_tiles_kernel", grid_of(tile_count<Policy>(n)), dim3(Policy::block_threads), stream,
+         &scan_tiles_kernel<T, Op, Policy>, in, out, tile_totals, n, op, exclusive);
+}
+
+// Launch 3 on its own: combine the inclusive scan of the tile totals (and the initial value) into every tile.
+template <class Policy, class T, class Op>
+void add_tile_prefixes(T* out, const T* scanned_totals, std::int64_t n, Op op, bool exclusive, T initial_value,
+                       stream_t stream) {
+  launch("add_tile_prefixes_kernel", grid_of(tile_count<Policy>(n)), dim3(Policy::block_threads), stream,
+         &add_tile_prefixes_kernel<T, Op, Policy>, out, scanned_totals, n, op, exclusive, initial_value);
+}
+
+// The three launches; launch 2 is this function again on the tile totals, which are always scanned inclusively.
+template <class Policy, class T, class Op>
+void three_launch_scan(const T* in, T* out, std::int64_t n, Op op, bool exclusive, T initial_value, stream_t stream) {
+  const std::int64_t tiles = tile_count<Policy>(n);
+  device_buffer totals(static_cast<std::size_t>(tiles) * sizeof(T), stream);
+  scan_tiles<Policy>(in, out, totals.as<T>(), n, op, exclusive, stream);
+  if (tiles > 1) three_launch_scan<Policy>(totals.as<T>(), totals.as<T>(), tiles, op, false, initial_value, stream);
+  if (tiles > 1 || exclusive)
+    add_tile_prefixes<Policy>(out, static_cast<const T*>(totals.as<T>()), n, op, exclusive, initial_value, stream);
+}
+
+// ---- single pass: decoupled look-back ---------------------------------------------------------------------
+
+enum : unsigned { tile_empty = 0, tile_aggregate_ready = 1, tile_inclusive_ready = 2 };
+
+// What each tile has published: a flag, its aggregate, its inclusive prefix; and the tile counter.
+template <class T>
+struct tile_status {
+  unsigned* flags;
+  T* aggregates;
+  T* inclusive_prefixes;
+  unsigned long long* next_tile;
+};
+
+// Tile numbers in the order blocks start: every tile a block looks back at belongs to a block already running.
+struct dynamic_tile_id {
+  __device__ static std::int64_t take(unsigned long long* next_tile) {
+    return static_cast<std::int64_t>(atomicAdd(next_tile, 1ull));
+  }
+};
+
+template <class T>
+__device__ void publish(const tile_status<T>& status, std::int64_t tile, const T& value, unsigned flag) {
+  store_volatile(flag == tile_inclusive_ready ? &status.inclusive_prefixes[tile] : &status.aggregates[tile], value);
+  __threadfence();  // the value is visible before the flag that announces it
+  atomicExch(&status.flags[tile], flag);
+}
+
+// The combination of every tile before `tile`: walk back, combining aggregates, until an inclusive prefix.
+template <class T, class Op>
+__device__ T look_back(const tile_status<T>& status, std::int64_t tile, Op op) {
+  T prefix{};
+  bool has_prefix = false;
+  for (std::int64_t j = tile - 1;; --j) {
+    unsigned flag, delay = 32;
+    while ((flag = load_volatile(&status.flags[j])) == tile_empty) {
+      __nanosleep(delay);  // tile j's block is running but has not published yet
+      if (delay < 1024) delay *= 2;
+    }
+    __threadfence();  // read the value only after seeing its flag
+    const T value = load_volatile(flag == tile_inclusive_ready ? &status.inclusive_prefixes[j] : &status.aggregates[j]);
+    prefix = has_prefix ? op(value, prefix) : value;  // earlier tiles go on the left
+    has_prefix = true;
+    if (flag == tile_inclusive_ready) return prefix;
+  }
+}
+
+template <class T, class Op, class Policy, class TileId>
+__global__ void single_pass_scan_kernel(const T* in, T* out, std::int64_t n, Op op, bool exclusive, T initial_value,
+                                        tile_status<T> status) {
+  using tile = tile_scan<T, Policy>;
+  struct storage_t {
+    typename tile::TempStorage scan;
+    std::int64_t tile_index;
+    uninitialized_array<T, 1> prefix;
+  };
+  __shared__ storage_t storage;
+
+  // Take the next tile.
+  if (thread_rank() == 0) storage.tile_index = TileId::take(status.next_tile);
+  __syncthreads();
+  const std::int64_t tile_index = storage.tile_index;
+  const std::int64_t begin = tile_index * Policy::tile_items;
+  const int valid = tile_valid<Policy>(n, begin);
+
+  // Scan the tile on its own.
+  T values[Policy::items_per_thread];
+  tile::load(in, begin, valid, values);
+  const T total = tile::scan(storage.scan, values, valid, exclusive, op);
+
+  // Publish the aggregate, look back for the prefix, publish the inclusive prefix.
+  if (thread_rank() == 0) {
+    if (tile_index == 0) {
+      publish(status, 0, total, tile_inclusive_ready);
+    } else {
+      publish(status, tile_index, total, tile_aggregate_ready);
+      const T prefix = look_back(status, tile_index, op);
+      publish(status, tile_index, op(prefix, total), tile_inclusive_ready);
+      storage.prefix[0] = prefix;
+    }
+  }
+  __syncthreads();  // the prefix is in shared memory
+
+  const bool has_seed = exclusive || tile_index > 0;
+  const T seed = !exclusive       ? (tile_index > 0 ? storage.prefix[0] : initial_value)
+                 : tile_index > 0 ? op(initial_value, storage.prefix[0])
+                                  : initial_value;
+  tile::add_seed(values, valid, exclusive, has_seed, seed, op);
+  tile::store(out, begin, valid, values);
+}
+
+template <class Policy, class TileId = dynamic_tile_id, class T, class Op>
+void single_pass_scan(const T* in, T* out, std::int64_t n, Op op, bool exclusive, T initial_value, stream_t stream) {
+  const std::int64_t tiles = tile_count<Policy>(n);
+  const std::size_t count = static_cast<std::size_t>(tiles);
+  // One allocation: the flags, the tile counter, then the aggregates and inclusive prefixes.
+  const std::size_t counter_offset = (count * sizeof(unsigned) + 7) / 8 * 8;
+  const std::size_t value_alignment = alignof(T) > 16 ? alignof(T) : 16;
+  const std::size_t values_offset = (counter_offset + 8 + value_alignment - 1) / value_alignment * value_alignment;
+  device_buffer state(values_offset + 2 * count * sizeof(T), stream);
+  char* base = state.as<char>();
+  state.zero();  // every tile empty, the counter at 0 — the values need no initialising
+  T* values = reinterpret_cast<T*>(base + values_offset);
+  const tile_status<T> status{reinterpret_cast<unsigned*>(base), values, values + count,
+                              reinterpret_cast<unsigned long long*>(base + counter_offset)};
+  launch("single_pass_scan_kernel", grid_of(tiles), dim3(Policy::block_threads), stream,
+         &single_pass_scan_kernel<T, Op, Policy, TileId>, in, out, n, op, exclusive, initial_value, status);
+}
+
+template <int BlockThreads, int ItemsPerThread, class T, class Op>
+void scan_with(device_scan_algorithm algorithm, const T* in, T* out, std::int64_t n, Op op, bool exclusive,
+               T initial_value, stream_t stream) {
+  if (n < 0) throw std::invalid_argument("dpt::kernels: negative element count");
+  if (n > 0 && (!in || !out)) throw std::invalid_argument("dpt::kernels: null pointer for a non-empty scan");
+  if (n == 0) return;
+  switch (algorithm) {
+    case device_scan_algorithm::three_launch_lecture:
+      return three_launch_scan<
+          tile_policy<BlockThreads, ItemsPerThread, block_scan_algorithm::warp_scans_shared_memory>>(
+          in, out, n, op, exclusive, initial_value, stream);
+    case device_scan_algorithm::three_launch_shuffle:
+      return three_launch_scan<tile_policy<BlockThreads, ItemsPerThread, block_scan_algorithm::warp_scans_shuffle>>(
+          in, out, n, op, exclusive, initial_value, stream);
+    case device_scan_algorithm::three_launch_blelloch:
+      return three_launch_scan<tile_policy<BlockThreads, ItemsPerThread, block_scan_algorithm::up_sweep_down_sweep>>(
+          in, out, n, op, exclusive, initial_value, stream);
+    case device_scan_algorithm::single_pass:
+      return single_pass_scan<tile_policy<BlockThreads, ItemsPerThread, block_scan_algorithm::warp_scans_shuffle>>(
+          in, out, n, op, exclusive, initial_value, stream);
+  }
+  throw std::invalid_argument("dpt::kernels: unknown device_scan_algorithm");
+}
+
+}  // namespace detail
+
+// The tile every entry point uses: 256 threads × 8 items.
+constexpr int scan_block_threads = 256;
+constexpr int scan_items_per_thread = 8;
+
+// d_out[i] = d_in[0] ∘ … ∘ d_in[i].
+template <class T, class Op>
+void inclusive_scan(device_scan_algorithm algorithm, const T* d_in, T* d_out, std::int64_t n, Op op,
+                    stream_t stream = {}) {
+  detail::scan_with<scan_block_threads, scan_items_per_thread>(algorithm, d_in, d_out, n, op, false, T{}, stream);
+}
+
+// d_out[0] = initial_value, d_out[i] = initial_value ∘ d_in[0] ∘ … ∘ d_in[i − 1].
+template <class T, class Op>
+void exclusive_scan(device_scan_algorithm algorithm, const T* d_in, T* d_out, std::int64_t n, T initial_value, Op op,
+                    stream_t stream = {}) {
+  detail::scan_with<scan_block_threads, scan_items_per_thread>(algorithm, d_in, d_out, n, op, true, initial_value,
+                                                               stream);
+}
+
+}  // namespace dpt::kernels

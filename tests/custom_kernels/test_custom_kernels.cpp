@@ -1,0 +1,629 @@
+// The hand-written scans on the host SIMT runner, against a sequential reference, under many fiber schedules
+// and block orders; the runner's own semantics; planted synchronisation bugs that the runner must catch; and
+// the lecture's work counts.
+//
+// This file is plain C++: in every build (the CUDA one too) its kernels run on the SIMT runner.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <dpt/kernels/device_scan.hpp>
+#include <dpt/kernels/scan_each.hpp>
+#include "support/operators.hpp"
+#include "support/random_inputs.hpp"
+
+namespace {
+
+namespace k = dpt::kernels;
+using dpt::test::affine;
+
+// ---- inputs, operators and references ----------------------------------------------------------------------
+
+// Sums as the operator for numbers; composition of affine maps, which does not commute, for `affine`.
+template <class T>
+struct scan_op {
+  using type = k::sum;
+};
+template <>
+struct scan_op<affine> {
+  using type = dpt::test::compose;
+};
+template <class T>
+using op_t = typename scan_op<T>::type;
+
+template <class T>
+T initial_value() {
+  if constexpr (std::is_same_v<T, affine>)
+    return affine{3, 7};
+  else
+    return T(5);
+}
+
+// Floating-point inputs are small integers, so every partial sum is exact (|sum| < 2^24) whatever the order of
+// combination: the comparison can be exact for every type.
+template <class T>
+std::vector<T> inputs(std::size_t n, std::uint64_t seed) {
+  if constexpr (std::is_same_v<T, affine>) {
+    const auto a = dpt::test::random_values<std::uint32_t>(n, seed, 0, 0xffffffffu);
+    const auto b = dpt::test::random_values<std::uint32_t>(n, seed + 1, 0, 0xffffffffu);
+    std::vector<affine> maps(n);
+    for (std::size_t i = 0; i < n; ++i) maps[i] = affine{a[i], b[i]};
+    return maps;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    const auto ints = dpt::test::random_values<int>(n, seed, -8, 8);
+    return std::vector<T>(ints.begin(), ints.end());
+  } else {
+    return dpt::test::random_values<T>(n, seed, -100, 100);
+  }
+}
+
+template <class T, class Op>
+std::vector<T> reference_scan(const std::vector<T>& in, bool exclusive, T init, Op op) {
+  std::vector<T> out(in.size());
+  T running = init;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (exclusive) {
+      out[i] = running;
+      running = op(running, in[i]);
+    } else {
+      running = i == 0 ? in[0] : op(running, in[i]);
+      out[i] = running;
+    }
+  }
+  return out;
+}
+
+// The index of the first difference, or -1.
+template <class T>
+long long first_mismatch(const std::vector<T>& got, const std::vector<T>& expected) {
+  if (got.size() != expected.size()) return 0;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (!(got[i] == expected[i])) return static_cast<long long>(i);
+  return -1;
+}
+
+struct schedule_case {
+  simt::options options;
+  std::string name;
+};
+
+schedule_case make_case(simt::schedule s, simt::block_order o, std::uint64_t seed = 1) {
+  return {simt::options{s, o, seed}, std::string("schedule ") + simt::name(s) + ", block order " + simt::name(o) +
+                                         ", seed " + std::to_string(seed)};
+}
+
+// Every schedule with forward and reverse blocks, plus random fibers with shuffled blocks.
+std::vector<schedule_case> all_schedules() {
+  std::vector<schedule_case> cases;
+  for (auto o : {simt::block_order::forward, simt::block_order::reverse})
+    for (auto s :
+         {simt::schedule::forward, simt::schedule::reverse, simt::schedule::random, simt::schedule::run_to_barrier})
+      cases.push_back(make_case(s, o));
+  cases.push_back(make_case(simt::schedule::random, simt::block_order::shuffled, 7));
+  return cases;
+}
+
+// The message of the Error that body throws; another exception fails the test on its own.
+template <class Error, class Body>
+std::string message_of(Body&& body) {
+  try {
+    body();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(nothing thrown)";
+}
+
+template <class... Params, class... Args>
+void run(const simt::options& options, const char* name, dim3 grid, dim3 block, void (*kernel)(Params...),
+         Args&&... args) {
+  simt::launch_config config;
+  config.grid = grid;
+  config.block = block;
+  config.kernel_name = name;
+  config.opts = &options;
+  simt::launch(config, kernel, std::forward<Args>(args)...);
+}
+
+// ---- kernels that exercise one building block at a time ------------------------------------------------------
+
+// Each block of `width` values scanned on its own.
+template <class T, class Op>
+std::vector<T> segmented_reference(const std::vector<T>& in, std::size_t width, bool exclusive, T init, Op op) {
+  std::vector<T> out;
+  for (std::size_t b = 0; b < in.size(); b += width) {
+    const auto part = reference_scan(std::vector<T>(in.begin() + b, in.begin() + b + width), exclusive, init, op);
+    out.insert(out.end(), part.begin(), part.end());
+  }
+  return out;
+}
+
+template <class T, k::warp_scan_algorithm Algorithm>
+void check_warp_scan(const schedule_case& sc, bool exclusive) {
+  const op_t<T> op{};
+  const auto in = inputs<T>(9 * 32, 42);
+  std::vector<T> out(in.size());
+  simt::scoped_options use(sc.options);
+  k::scan_each_warp<Algorithm>(in.data(), out.data(), 9, exclusive, initial_value<T>(), op);
+  CHECK(first_mismatch(out, segmented_reference(in, 32, exclusive, initial_value<T>(), op)) == -1);
+}
+
+template <class T, int BlockThreads, k::block_scan_algorithm Algorithm>
+void check_block_scan(const schedule_case& sc, bool exclusive) {
+  const op_t<T> op{};
+  const unsigned blocks = 3;
+  const auto in = inputs<T>(blocks * BlockThreads, 43);
+  std::vector<T> out(in.size()), aggregates(blocks);
+  simt::scoped_options use(sc.options);
+  k::scan_each_block<BlockThreads, Algorithm>(in.data(), out.data(), aggregates.data(), blocks, exclusive,
+                                              initial_value<T>(), op);
+  CHECK(first_mismatch(out, segmented_reference(in, BlockThreads, exclusive, initial_value<T>(), op)) == -1);
+  for (unsigned b = 0; b < blocks; ++b) {
+    const std::vector<T> part(in.begin() + b * BlockThreads, in.begin() + (b + 1) * BlockThreads);
+    CHECK(aggregates[b] == reference_scan(part, false, T{}, op).back());
+  }
+}
+
+template <class T>
+void check_block_scans(const schedule_case& sc, bool exclusive) {
+  using A = k::block_scan_algorithm;
+  check_block_scan<T, 32, A::warp_scans_shared_memory>(sc, exclusive);
+  check_block_scan<T, 96, A::warp_scans_shared_memory>(sc, exclusive);
+  check_block_scan<T, 1024, A::warp_scans_shared_memory>(sc, exclusive);
+  check_block_scan<T, 32, A::warp_scans_shuffle>(sc, exclusive);
+  check_block_scan<T, 160, A::warp_scans_shuffle>(sc, exclusive);
+  check_block_scan<T, 1024, A::warp_scans_shuffle>(sc, exclusive);
+  check_block_scan<T, 32, A::up_sweep_down_sweep>(sc, exclusive);
+  check_block_scan<T, 96, A::up_sweep_down_sweep>(sc, exclusive);
+  check_block_scan<T, 1024, A::up_sweep_down_sweep>(sc, exclusive);
+}
+
+const char* name(k::device_scan_algorithm a) {
+  switch (a) {
+    case k::device_scan_algorithm::three_launch_lecture:
+      return "three launches, lecture scan_block";
+    case k::device_scan_algorithm::three_launch_shuffle:
+      return "three launches, shuffle scan_block";
+    case k::device_scan_algorithm::three_launch_blelloch:
+      return "three launches, up-sweep/down-sweep";
+    default:
+      return "single pass, decoupled look-back";
+  }
+}
+
+const std::vector<k::device_scan_algorithm> device_algorithms{
+    k::device_scan_algorithm::three_launch_lecture, k::device_scan_algorithm::three_launch_shuffle,
+    k::device_scan_algorithm::three_launch_blelloch, k::device_scan_algorithm::single_pass};
+
+// A device scan with small tiles (64 threads × 2 items), so that small sizes already span many tiles and the
+// three-launch scan recurses.
+template <class T>
+std::vector<T> small_tile_scan(k::device_scan_algorithm algorithm, const std::vector<T>& in, bool exclusive) {
+  std::vector<T> out(in.size());
+  k::detail::scan_with<64, 2>(algorithm, in.data(), out.data(), static_cast<std::int64_t>(in.size()), op_t<T>{},
+                              exclusive, initial_value<T>(), k::stream_t{});
+  return out;
+}
+
+template <class T>
+std::vector<T> public_scan(k::device_scan_algorithm algorithm, const std::vector<T>& in, bool exclusive) {
+  std::vector<T> out(in.size());
+  const auto n = static_cast<std::int64_t>(in.size());
+  if (exclusive)
+    k::exclusive_scan(algorithm, in.data(), out.data(), n, initial_value<T>(), op_t<T>{});
+  else
+    k::inclusive_scan(algorithm, in.data(), out.data(), n, op_t<T>{});
+  return out;
+}
+
+}  // namespace
+
+// ---- the runner ------------------------------------------------------------------------------------------------
+
+namespace {
+
+__global__ void shuffle_kernel(int* out) {
+  const int lane = static_cast<int>(threadIdx.x);
+  const int value = 100 + lane;
+  out[0 * 32 + lane] = __shfl_sync(0xffffffffu, value, 5);
+  out[1 * 32 + lane] = __shfl_up_sync(0xffffffffu, value, 3);
+  out[2 * 32 + lane] = __shfl_down_sync(0xffffffffu, value, 3);
+  out[3 * 32 + lane] = __shfl_xor_sync(0xffffffffu, value, 1);
+  out[4 * 32 + lane] = __shfl_up_sync(0xffffffffu, value, 2, 8);  // within segments of 8 lanes
+  out[5 * 32 + lane] = __shfl_sync(0xffffffffu, value, lane + 1, 16);
+  out[6 * 32 + lane] = static_cast<int>(__ballot_sync(0xffffffffu, lane % 3 == 0));
+  out[7 * 32 + lane] = __any_sync(0xffffffffu, lane == 17);
+  out[8 * 32 + lane] = __all_sync(0xffffffffu, lane < 31);
+  out[9 * 32 + lane] = __syncthreads_count(lane % 2);
+  out[10 * 32 + lane] = static_cast<int>(__shfl_sync(0xffffffffu, 2.5 * lane, 31 - lane) * 2);  // doubles move too
+}
+
+std::vector<int> expected_shuffles() {
+  std::vector<int> e(11 * 32);
+  unsigned ballot = 0;
+  for (int l = 0; l < 32; l += 3) ballot |= 1u << l;
+  for (int l = 0; l < 32; ++l) {
+    e[0 * 32 + l] = 105;
+    e[1 * 32 + l] = 100 + (l >= 3 ? l - 3 : l);
+    e[2 * 32 + l] = 100 + (l + 3 < 32 ? l + 3 : l);
+    e[3 * 32 + l] = 100 + (l ^ 1);
+    e[4 * 32 + l] = 100 + (l % 8 >= 2 ? l - 2 : l);
+    e[5 * 32 + l] = 100 + (l / 16 * 16 + (l + 1) % 16);
+    e[6 * 32 + l] = static_cast<int>(ballot);
+    e[7 * 32 + l] = 1;
+    e[8 * 32 + l] = 0;
+    e[9 * 32 + l] = 16;
+    e[10 * 32 + l] = static_cast<int>(2.5 * (31 - l) * 2);
+  }
+  return e;
+}
+
+__global__ void exit_before_barrier_kernel(int* data) {
+  if (threadIdx.x == 40) return;  // thread 40 leaves; everyone else waits for it
+  __syncthreads();
+  data[threadIdx.x] = 1;
+}
+
+__global__ void two_barriers_kernel(int* data) {
+  if (threadIdx.x < 32)
+    __syncthreads();
+  else
+    __syncthreads();  // a different barrier: on a GPU, undefined behaviour
+  data[threadIdx.x] = 1;
+}
+
+__global__ void half_warp_shuffle_kernel(int* data) {
+  if (threadIdx.x < 16) data[threadIdx.x] = __shfl_xor_sync(0xffffffffu, 1, 1);  // lanes 16-31 never come
+  __syncwarp();
+}
+
+__global__ void spin_forever_kernel(int* flag) {
+  if (threadIdx.x == 0)
+    while (*reinterpret_cast<volatile int*>(flag) == 0) __nanosleep(100);
+  __syncthreads();
+}
+
+__global__ void counting_atomics_kernel(unsigned long long* total, int* maximum) {
+  atomicAdd(total, 1ull);
+  atomicMax(maximum, static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x));
+}
+
+__global__ void shared_memory_kernel(int* out) {
+  __shared__ int tile[64];
+  int* dynamic = simt::dynamic_shared<int>();
+  tile[threadIdx.x] = static_cast<int>(threadIdx.x + blockIdx.x);
+  dynamic[threadIdx.x] = static_cast<int>(2 * threadIdx.x);
+  __syncthreads();
+  out[blockIdx.x * 64 + threadIdx.x] = tile[63 - threadIdx.x] + dynamic[63 - threadIdx.x];
+}
+
+__global__ void throwing_kernel() {
+  if (threadIdx.x == 3) throw std::runtime_error("thrown by thread 3");
+}
+
+// Producer/consumer inside a warp, legal under independent thread scheduling: lane 1 spins until lane 0 writes.
+__global__ void intra_warp_handoff_kernel(int* flag, int* out) {
+  if (threadIdx.x == 0) atomicExch(flag, 42);
+  if (threadIdx.x == 1) {
+    while (atomicAdd(flag, 0) == 0) __nanosleep(10);
+    out[0] = atomicAdd(flag, 0);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the SIMT runner gives shuffles, votes and barriers their CUDA meaning", "[simt][runner]") {
+  const auto sc = GENERATE(from_range(all_schedules()));
+  SECTION("shuffles, ballots and __syncthreads_count under " + sc.name) {
+    std::vector<int> out(11 * 32, -1);
+    run(sc.options, "shuffle_kernel", dim3(1), dim3(32), &shuffle_kernel, out.data());
+    CHECK(out == expected_shuffles());
+  }
+  SECTION("atomics, static and dynamic shared memory under " + sc.name) {
+    unsigned long long total = 0;
+    int maximum = -1;
+    run(sc.options, "counting_atomics_kernel", dim3(5), dim3(96), &counting_atomics_kernel, &total, &maximum);
+    CHECK(total == 5 * 96);
+    CHECK(maximum == 5 * 96 - 1);
+
+    std::vector<int> out(3 * 64);
+    simt::launch_config config;
+    config.grid = dim3(3);
+    config.block = dim3(64);
+    config.dynamic_shared_bytes = 64 * sizeof(int);
+    config.opts = &sc.options;
+    simt::launch(config, &shared_memory_kernel, out.data());
+    for (int b = 0; b < 3; ++b)
+      for (int t = 0; t < 64; ++t) CHECK(out[b * 64 + t] == (63 - t + b) + 2 * (63 - t));
+  }
+  SECTION("a lane may spin on another lane of its warp under " + sc.name) {
+    int flag = 0, out = 0;
+    run(sc.options, "intra_warp_handoff_kernel", dim3(1), dim3(32), &intra_warp_handoff_kernel, &flag, &out);
+    CHECK(out == 42);
+  }
+}
+
+TEST_CASE("the SIMT runner reports wrong synchronisation instead of hanging", "[simt][runner]") {
+  const auto sc = GENERATE(from_range(all_schedules()));
+  std::vector<int> data(1024);
+  SECTION("a thread that exits while the block waits at __syncthreads, under " + sc.name) {
+    CHECK_THAT(message_of<simt::divergence_error>([&] {
+                 run(sc.options, "exit_before_barrier_kernel", dim3(2), dim3(64), &exit_before_barrier_kernel,
+                     data.data());
+               }),
+               Catch::Matchers::Contains("exit_before_barrier_kernel") && Catch::Matchers::Contains("block (") &&
+                   Catch::Matchers::Contains("40") && Catch::Matchers::Contains("__syncthreads()"));
+  }
+  SECTION("two different __syncthreads() in divergent branches, under " + sc.name) {
+    CHECK_THAT(message_of<simt::divergence_error>([&] {
+                 run(sc.options, "two_barriers_kernel", dim3(1), dim3(64), &two_barriers_kernel, data.data());
+               }),
+               Catch::Matchers::Contains("two_barriers_kernel") && Catch::Matchers::Contains("threads"));
+  }
+  SECTION("a shuffle that names lanes which wait elsewhere, under " + sc.name) {
+    CHECK_THAT(message_of<simt::divergence_error>([&] {
+                 run(sc.options, "half_warp_shuffle_kernel", dim3(1), dim3(32), &half_warp_shuffle_kernel, data.data());
+               }),
+               Catch::Matchers::Contains("half_warp_shuffle_kernel") &&
+                   Catch::Matchers::Contains("__shfl_xor_sync()") && Catch::Matchers::Contains("lane"));
+  }
+  SECTION("a spin loop that nothing will end, under " + sc.name) {
+    int flag = 0;
+    CHECK_THAT(message_of<simt::deadlock_error>(
+                   [&] { run(sc.options, "spin_forever_kernel", dim3(1), dim3(64), &spin_forever_kernel, &flag); }),
+               Catch::Matchers::Contains("spin_forever_kernel") && Catch::Matchers::Contains("thread 0 spinning"));
+  }
+}
+
+TEST_CASE("the SIMT runner rejects bad launches and passes on exceptions", "[simt][runner]") {
+  CHECK_THROWS_AS(simt::launch(dim3(1), dim3(2048), &throwing_kernel), simt::launch_error);
+  CHECK_THROWS_AS(simt::launch(dim3(0), dim3(32), &throwing_kernel), simt::launch_error);
+  CHECK_THROWS_WITH(simt::launch(dim3(2), dim3(32), &throwing_kernel), "thrown by thread 3");
+  CHECK_THROWS_AS(__syncthreads(), simt::error);  // outside a kernel
+}
+
+// ---- warp and block scans -----------------------------------------------------------------------------------
+
+TEMPLATE_TEST_CASE("warp scans match a sequential scan of each warp", "[simt][warp_scan]", std::int32_t, std::int64_t,
+                   float, double, affine) {
+  const auto sc = GENERATE(from_range(all_schedules()));
+  const bool exclusive = GENERATE(false, true);
+  SECTION(std::string("the lecture's shared-memory Hillis-Steele scan, ") + (exclusive ? "exclusive" : "inclusive") +
+          ", " + sc.name) {
+    check_warp_scan<TestType, k::warp_scan_algorithm::shared_memory>(sc, exclusive);
+  }
+  SECTION(std::string("the __shfl_up_sync scan, ") + (exclusive ? "exclusive" : "inclusive") + ", " + sc.name) {
+    check_warp_scan<TestType, k::warp_scan_algorithm::shuffle>(sc, exclusive);
+  }
+}
+
+TEMPLATE_TEST_CASE("block scans match a sequential scan of each block", "[simt][block_scan]", std::int32_t,
+                   std::int64_t, float, double, affine) {
+  const auto sc = GENERATE(make_case(simt::schedule::forward, simt::block_order::forward),
+                           make_case(simt::schedule::reverse, simt::block_order::reverse),
+                           make_case(simt::schedule::random, simt::block_order::shuffled, 3),
+                           make_case(simt::schedule::run_to_barrier, simt::block_order::reverse));
+  const bool exclusive = GENERATE(false, true);
+  SECTION(std::string("scan_block over both warp scans and up-sweep/down-sweep, 32 to 1024 threads, ") +
+          (exclusive ? "exclusive" : "inclusive") + ", " + sc.name) {
+    check_block_scans<TestType>(sc, exclusive);
+  }
+}
+
+// ---- device scans --------------------------------------------------------------------------------------------
+
+TEMPLATE_TEST_CASE("device scans match a sequential scan", "[simt][device_scan]", std::int32_t, std::int64_t, float,
+                   double, affine) {
+  const auto algorithm = GENERATE(from_range(device_algorithms));
+  const bool exclusive = GENERATE(false, true);
+  const auto in_name = [&](std::size_t n, const schedule_case& sc) {
+    return std::string(name(algorithm)) + (exclusive ? ", exclusive" : ", inclusive") + ", n = " + std::to_string(n) +
+           ", " + sc.name;
+  };
+  SECTION("small sizes in small tiles, under every schedule") {
+    for (const auto& sc : {make_case(simt::schedule::forward, simt::block_order::forward),
+                           make_case(simt::schedule::reverse, simt::block_order::reverse),
+                           make_case(simt::schedule::random, simt::block_order::shuffled, 11),
+                           make_case(simt::schedule::run_to_barrier, simt::block_order::reverse)}) {
+      simt::scoped_options use(sc.options);
+      for (std::size_t n : {0, 1, 31, 32, 33, 127, 128, 129, 1023, 1024, 1025, 4099, 16411}) {
+        INFO(in_name(n, sc));
+        const auto in = inputs<TestType>(n, n + 5);
+        CHECK(first_mismatch(small_tile_scan(algorithm, in, exclusive),
+                             reference_scan(in, exclusive, initial_value<TestType>(), op_t<TestType>{})) == -1);
+      }
+    }
+  }
+  SECTION("2^20 + 7 elements through the public entry points") {
+    const auto sc = make_case(simt::schedule::run_to_barrier, simt::block_order::shuffled, 5);
+    simt::scoped_options use(sc.options);
+    const std::size_t n = (1u << 20) + 7;
+    INFO(in_name(n, sc));
+    const auto in = inputs<TestType>(n, 99);
+    CHECK(first_mismatch(public_scan(algorithm, in, exclusive),
+                         reference_scan(in, exclusive, initial_value<TestType>(), op_t<TestType>{})) == -1);
+  }
+}
+
+TEST_CASE("device scans of large inputs under switching schedules", "[simt][device_scan]") {
+  const auto algorithm = GENERATE(from_range(device_algorithms));
+  const auto sc = GENERATE(make_case(simt::schedule::forward, simt::block_order::reverse),
+                           make_case(simt::schedule::random, simt::block_order::shuffled, 9));
+  SECTION(std::string(name(algorithm)) + ", n = 2^20 + 7, " + sc.name) {
+    simt::scoped_options use(sc.options);
+    const auto in = inputs<std::int32_t>((1u << 20) + 7, 17);
+    CHECK(first_mismatch(public_scan(algorithm, in, false), reference_scan(in, false, 0, k::sum{})) == -1);
+  }
+}
+
+TEST_CASE("device scans reject bad arguments", "[simt][device_scan]") {
+  int value = 1;
+  CHECK_THROWS_AS(k::inclusive_scan(k::device_scan_algorithm::single_pass, &value, &value, -1, k::sum{}),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(
+      k::inclusive_scan(k::device_scan_algorithm::single_pass, static_cast<const int*>(nullptr), &value, 1, k::sum{}),
+      std::invalid_argument);
+  CHECK_NOTHROW(k::inclusive_scan(k::device_scan_algorithm::three_launch_lecture, static_cast<const int*>(nullptr),
+                                  static_cast<int*>(nullptr), 0, k::sum{}));
+}
+
+// ---- planted bugs ------------------------------------------------------------------------------------------------
+
+namespace {
+
+// The slide's scan_warp, verbatim: __syncwarp() inside `if (lane >= shift)`, which lane 0 never enters.
+__device__ int scan_warp_as_on_the_slide(int* ptr, const unsigned int idx) {
+  const unsigned int lane = idx % 32;
+  __syncwarp();
+  for (int i = 0; i < 5; i++) {
+    int shift = 1 << i;
+    if (lane >= static_cast<unsigned>(shift)) {
+      int tmp1 = ptr[idx - shift];
+      int tmp2 = ptr[idx];
+      __syncwarp();
+      ptr[idx] = tmp1 + tmp2;
+      __syncwarp();
+    }
+  }
+  return (lane > 0) ? ptr[idx - 1] : 0;
+}
+
+__global__ void slide_scan_warp_kernel(int* data) {
+  __shared__ int ptr[64];
+  ptr[threadIdx.x] = data[threadIdx.x];
+  __syncthreads();
+  data[threadIdx.x] = scan_warp_as_on_the_slide(ptr, threadIdx.x);
+}
+
+// The lecture's scan_block with the barrier between writing the warp totals and scanning them left out.
+__global__ void scan_block_missing_barrier_kernel(const int* in, int* out) {
+  using warp_scan = k::WarpScan<int, k::warp_scan_algorithm::shuffle>;
+  __shared__ int warp_totals[8];
+  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  int inclusive, unused;
+  warp_scan().Scan(in[threadIdx.x], inclusive, unused, k::sum{});
+  if (lane == 31) warp_totals[warp] = inclusive;
+  // BUG: no __syncthreads() here — warp 0 may read totals that other warps have not written yet.
+  if (warp == 0) {
+    int scanned;
+    warp_scan().Scan(warp_totals[lane < 8 ? lane : 7], scanned, unused, k::sum{});
+    if (lane < 8) warp_totals[lane] = scanned;
+  }
+  __syncthreads();
+  out[threadIdx.x] = warp > 0 ? warp_totals[warp - 1] + inclusive : inclusive;
+}
+
+// Tile number = blockIdx.x: correct only if blocks start in index order.
+struct block_index_tile_id {
+  static std::int64_t take(unsigned long long*) { return blockIdx.x; }
+};
+
+// Adds one per application of +: the work of a scan.
+struct counting_sum {
+  unsigned long long* count;
+  template <class T>
+  T operator()(const T& a, const T& b) const {
+    ++*count;  // fibers run one at a time between scheduling points: no race
+    return a + b;
+  }
+};
+
+template <int BlockThreads>
+void check_up_sweep_down_sweep_work() {
+  const auto in = inputs<int>(BlockThreads, 3);
+  std::vector<int> out(BlockThreads);
+  unsigned long long count = 0;
+  k::scan_each_block<BlockThreads, k::block_scan_algorithm::up_sweep_down_sweep>(in.data(), out.data(), nullptr, 1,
+                                                                                 false, 0, counting_sum{&count});
+  INFO("N = " << BlockThreads << ": " << count << " applications of +");
+  CHECK(out == reference_scan(in, false, 0, k::sum{}));
+  CHECK(count <= 2 * (BlockThreads - 1));
+  CHECK(count >= BlockThreads - 1);
+}
+
+}  // namespace
+
+TEST_CASE("the runner catches the slide's divergent __syncwarp", "[simt][planted]") {
+  const auto sc = GENERATE(from_range(all_schedules()));
+  SECTION("scan_warp as on the slide, under " + sc.name) {
+    std::vector<int> data(64, 1);
+    CHECK_THAT(message_of<simt::divergence_error>([&] {
+                 run(sc.options, "slide_scan_warp_kernel", dim3(1), dim3(64), &slide_scan_warp_kernel, data.data());
+               }),
+               Catch::Matchers::Contains("slide_scan_warp_kernel") && Catch::Matchers::Contains("__syncwarp()") &&
+                   Catch::Matchers::Contains("lane"));
+  }
+}
+
+TEST_CASE("a missing __syncthreads between the warp totals and their scan gives a wrong answer", "[simt][planted]") {
+  const auto in = inputs<int>(256, 8);
+  const auto expected = reference_scan(in, false, 0, k::sum{});
+  int wrong_schedules = 0;
+  for (const auto& sc : all_schedules()) {
+    std::vector<int> out(256);
+    run(sc.options, "scan_block_missing_barrier_kernel", dim3(1), dim3(256), &scan_block_missing_barrier_kernel,
+        in.data(), out.data());
+    wrong_schedules += out != expected;
+  }
+  CHECK(wrong_schedules > 0);  // the forward schedule runs warp 0 to the totals before the other warps start
+  // With the barrier, every schedule is right (the block scan tests above); here one forward run suffices.
+  std::vector<int> out(256);
+  simt::scoped_options use(make_case(simt::schedule::forward, simt::block_order::forward).options);
+  k::scan_each_block<256, k::block_scan_algorithm::warp_scans_shuffle>(in.data(), out.data(), nullptr, 1, false, 0,
+                                                                       k::sum{});
+  CHECK(out == expected);
+}
+
+TEST_CASE("a look-back that waits on blockIdx - 1 deadlocks when blocks start out of order", "[simt][planted]") {
+  using policy = k::tile_policy<64, 2, k::block_scan_algorithm::warp_scans_shuffle>;
+  const auto in = inputs<int>(1000, 4);
+  const auto expected = reference_scan(in, false, 0, k::sum{});
+  std::vector<int> out(in.size());
+  const auto scan = [&](const simt::options& o, auto tile_id) {
+    simt::scoped_options use(o);
+    k::detail::single_pass_scan<policy, decltype(tile_id)>(in.data(), out.data(), 1000, k::sum{}, false, 0,
+                                                           k::stream_t{});
+  };
+  SECTION("in forward block order it happens to work") {
+    scan(simt::options{simt::schedule::random, simt::block_order::forward, 1}, block_index_tile_id{});
+    CHECK(out == expected);
+  }
+  SECTION("in reverse and shuffled block order the runner reports a deadlock") {
+    const auto order = GENERATE(simt::block_order::reverse, simt::block_order::shuffled);
+    CHECK_THAT(message_of<simt::deadlock_error>([&] {
+                 scan(simt::options{simt::schedule::random, order, 1}, block_index_tile_id{});
+               }),
+               Catch::Matchers::Contains("single_pass_scan_kernel") && Catch::Matchers::Contains("spin"));
+  }
+  SECTION("with the dynamic tile counter every block order works") {
+    const auto order = GENERATE(simt::block_order::reverse, simt::block_order::shuffled);
+    scan(simt::options{simt::schedule::random, order, 1}, k::detail::dynamic_tile_id{});
+    CHECK(out == expected);
+  }
+}
+
+// ---- work counts -------------------------------------------------------------------------------------------------
+
+TEST_CASE("Hillis-Steele does 32 x 5 - 31 = 129 additions per warp", "[simt][work]") {
+  const auto in = inputs<int>(128, 2);
+  std::vector<int> out(128);
+  unsigned long long count = 0;
+  SECTION("shared-memory warp scan") {
+    k::scan_each_warp<k::warp_scan_algorithm::shared_memory>(in.data(), out.data(), 4, false, 0, counting_sum{&count});
+  }
+  SECTION("shuffle warp scan") {
+    k::scan_each_warp<k::warp_scan_algorithm::shuffle>(in.data(), out.data(), 4, false, 0, counting_sum{&count});
+  }
+  CHECK(count == 4 * 129);
+  CHECK(out == segmented_reference(in, 32, false, 0, k::sum{}));
+}
+
+TEST_CASE("up-sweep/down-sweep does at most 2(N - 1) additions", "[simt][work]") {
+  check_up_sweep_down_sweep_work<32>();
+  check_up_sweep_down_sweep_work<96>();
+  check_up_sweep_down_sweep_work<256>();
+  check_up_sweep_down_sweep_work<1024>();
+}

@@ -1,0 +1,265 @@
+// The hand-written warp, block and device scans against cub::WarpScan, cub::BlockScan and cub::DeviceScan on
+// the GPU, on the same seeded inputs.
+//
+// Integers (and the affine maps, whose composition is integer arithmetic) must match bit for bit. Floating
+// point sums may differ, because the two scans add in different orders. Any order of adding k terms lands
+// within γ_(k−1)·Σ|x_j| of the exact sum, γ_m = m·u / (1 − m·u) with u the unit roundoff (Higham, Accuracy
+// and Stability of Numerical Algorithms, §4.2), so two such results differ by at most 2·γ_k·Σ|x_j|, summed
+// over the terms of that element's prefix (computed on the host in long double). That is the bound checked.
+//
+// Built only in CUDA builds; without a GPU the test main reports "skipped" (exit 77).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cub/block/block_scan.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cub/warp/warp_scan.cuh>
+#include <limits>
+#include <string>
+#include <thrust/device_vector.h>
+#include <thrust/equal.h>
+#include <thrust/host_vector.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <type_traits>
+#include <vector>
+
+#include <dpt/kernels/device_scan.hpp>
+#include <dpt/kernels/scan_each.hpp>
+#include "support/operators.hpp"
+#include "support/random_inputs.hpp"
+
+namespace {
+
+namespace k = dpt::kernels;
+using dpt::test::affine;
+
+template <class T>
+struct scan_op {
+  using type = k::sum;
+};
+template <>
+struct scan_op<affine> {
+  using type = dpt::test::compose;
+};
+template <class T>
+using op_t = typename scan_op<T>::type;
+
+template <class T>
+T initial_value() {
+  if constexpr (std::is_same_v<T, affine>)
+    return affine{3, 7};
+  else
+    return T(0);
+}
+
+template <class T>
+std::vector<T> inputs(std::size_t n, std::uint64_t seed) {
+  if constexpr (std::is_same_v<T, affine>) {
+    const auto a = dpt::test::random_values<std::uint32_t>(n, seed, 0, 0xffffffffu);
+    const auto b = dpt::test::random_values<std::uint32_t>(n, seed + 1, 0, 0xffffffffu);
+    std::vector<affine> maps(n);
+    for (std::size_t i = 0; i < n; ++i) maps[i] = affine{a[i], b[i]};
+    return maps;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return dpt::test::random_values<T>(n, seed, T(-1), T(1));
+  } else {
+    return dpt::test::random_values<T>(n, seed, -1000, 1000);
+  }
+}
+
+// Compares element by element; `segment` restarts the prefix magnitudes (32 for warps, BlockThreads for blocks).
+template <class T>
+void check_close(const std::vector<T>& in, const std::vector<T>& ours, const std::vector<T>& cub, bool exclusive,
+                 std::size_t segment) {
+  REQUIRE(ours.size() == cub.size());
+  if constexpr (std::is_floating_point_v<T>) {
+    const double u = std::numeric_limits<T>::epsilon() / 2;
+    long double magnitude = 0;
+    std::size_t terms = 0, worst = 0;
+    double worst_ratio = 0;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      if (i % segment == 0) magnitude = 0, terms = 0;
+      if (!exclusive) magnitude += std::fabs(static_cast<long double>(in[i])), ++terms;
+      const double m = static_cast<double>(terms) * u;
+      const double bound = 2 * (m / (1 - m)) * static_cast<double>(magnitude);
+      const double diff = std::fabs(static_cast<double>(ours[i]) - static_cast<double>(cub[i]));
+      const double ratio = diff == 0 ? 0 : diff / bound;
+      if (ratio > worst_ratio) worst_ratio = ratio, worst = i;
+      if (exclusive) magnitude += std::fabs(static_cast<long double>(in[i])), ++terms;
+    }
+    INFO("worst element " << worst << ": ours " << ours[worst] << ", cub " << cub[worst]);
+    CHECK(worst_ratio <= 1.0);
+  } else {
+    std::size_t mismatches = 0, first = 0;
+    for (std::size_t i = 0; i < ours.size(); ++i)
+      if (!(ours[i] == cub[i]) && mismatches++ == 0) first = i;
+    INFO("first mismatch at " << first << " of " << ours.size());
+    CHECK(mismatches == 0);
+  }
+}
+
+template <class T, class Op>
+__global__ void cub_warp_scan_kernel(const T* in, T* out, bool exclusive, T init, Op op) {
+  using warp_scan = cub::WarpScan<T>;
+  __shared__ typename warp_scan::TempStorage storage;
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * 32 + threadIdx.x;
+  if (exclusive)
+    warp_scan(storage).ExclusiveScan(in[i], out[i], init, op);
+  else
+    warp_scan(storage).InclusiveScan(in[i], out[i], op);
+}
+
+template <class T, int BlockThreads, class Op>
+__global__ void cub_block_scan_kernel(const T* in, T* out, bool exclusive, T init, Op op) {
+  using block_scan = cub::BlockScan<T, BlockThreads>;
+  __shared__ typename block_scan::TempStorage storage;
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * BlockThreads + threadIdx.x;
+  if (exclusive)
+    block_scan(storage).ExclusiveScan(in[i], out[i], init, op);
+  else
+    block_scan(storage).InclusiveScan(in[i], out[i], op);
+}
+
+void check_cuda(cudaError_t status) {
+  REQUIRE(status == cudaSuccess);
+}
+
+template <class T>
+std::vector<T> to_host(const thrust::device_vector<T>& d) {
+  const thrust::host_vector<T> h(d);
+  return std::vector<T>(h.begin(), h.end());
+}
+
+template <class T, k::warp_scan_algorithm Algorithm>
+void diff_warp_scan(bool exclusive) {
+  const std::int64_t warps = 1000;
+  const auto in = inputs<T>(warps * 32, 11);
+  const thrust::device_vector<T> d_in(in.begin(), in.end());
+  thrust::device_vector<T> ours(in.size()), cub(in.size());
+  k::scan_each_warp<Algorithm>(thrust::raw_pointer_cast(d_in.data()), thrust::raw_pointer_cast(ours.data()), warps,
+                               exclusive, initial_value<T>(), op_t<T>{});
+  cub_warp_scan_kernel<T, op_t<T>><<<warps, 32>>>(thrust::raw_pointer_cast(d_in.data()),
+                                                  thrust::raw_pointer_cast(cub.data()), exclusive, initial_value<T>(),
+                                                  op_t<T>{});
+  check_cuda(cudaGetLastError());
+  check_cuda(cudaDeviceSynchronize());
+  check_close(in, to_host(ours), to_host(cub), exclusive, 32);
+}
+
+template <class T, int BlockThreads, k::block_scan_algorithm Algorithm>
+void diff_block_scan(bool exclusive) {
+  const std::int64_t blocks = 300;
+  const auto in = inputs<T>(blocks * BlockThreads, 12);
+  const thrust::device_vector<T> d_in(in.begin(), in.end());
+  thrust::device_vector<T> ours(in.size()), cub(in.size());
+  k::scan_each_block<BlockThreads, Algorithm>(thrust::raw_pointer_cast(d_in.data()),
+                                              thrust::raw_pointer_cast(ours.data()), nullptr, blocks, exclusive,
+                                              initial_value<T>(), op_t<T>{});
+  cub_block_scan_kernel<T, BlockThreads, op_t<T>><<<blocks, BlockThreads>>>(thrust::raw_pointer_cast(d_in.data()),
+                                                                            thrust::raw_pointer_cast(cub.data()),
+                                                                            exclusive, initial_value<T>(), op_t<T>{});
+  check_cuda(cudaGetLastError());
+  check_cuda(cudaDeviceSynchronize());
+  check_close(in, to_host(ours), to_host(cub), exclusive, BlockThreads);
+}
+
+template <class T>
+void diff_device_scan(k::device_scan_algorithm algorithm, std::int64_t n, bool exclusive) {
+  const auto in = inputs<T>(static_cast<std::size_t>(n), static_cast<std::uint64_t>(n) + 13);
+  const thrust::device_vector<T> d_in(in.begin(), in.end());
+  thrust::device_vector<T> ours(in.size()), cub(in.size());
+  const T* p_in = thrust::raw_pointer_cast(d_in.data());
+  T* p_ours = thrust::raw_pointer_cast(ours.data());
+  T* p_cub = thrust::raw_pointer_cast(cub.data());
+  if (exclusive)
+    k::exclusive_scan(algorithm, p_in, p_ours, n, initial_value<T>(), op_t<T>{});
+  else
+    k::inclusive_scan(algorithm, p_in, p_ours, n, op_t<T>{});
+  std::size_t bytes = 0;
+  const auto cub_scan = [&](void* temp) {
+    return exclusive ? cub::DeviceScan::ExclusiveScan(temp, bytes, p_in, p_cub, op_t<T>{}, initial_value<T>(), n)
+                     : cub::DeviceScan::InclusiveScan(temp, bytes, p_in, p_cub, op_t<T>{}, n);
+  };
+  check_cuda(cub_scan(nullptr));
+  thrust::device_vector<unsigned char> temp(bytes);
+  check_cuda(cub_scan(thrust::raw_pointer_cast(temp.data())));
+  check_cuda(cudaDeviceSynchronize());
+  check_close(in, to_host(ours), to_host(cub), exclusive, static_cast<std::size_t>(n) + 1);
+}
+
+const char* name(k::device_scan_algorithm a) {
+  switch (a) {
+    case k::device_scan_algorithm::three_launch_lecture:
+      return "three launches, lecture scan_block";
+    case k::device_scan_algorithm::three_launch_shuffle:
+      return "three launches, shuffle scan_block";
+    case k::device_scan_algorithm::three_launch_blelloch:
+      return "three launches, up-sweep/down-sweep";
+    default:
+      return "single pass, decoupled look-back";
+  }
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("warp scans agree with cub::WarpScan", "[gpu][cub]", std::int32_t, std::int64_t, float, double,
+                   affine) {
+  const bool exclusive = GENERATE(false, true);
+  SECTION(std::string("shared-memory Hillis-Steele, ") + (exclusive ? "exclusive" : "inclusive")) {
+    diff_warp_scan<TestType, k::warp_scan_algorithm::shared_memory>(exclusive);
+  }
+  SECTION(std::string("__shfl_up_sync, ") + (exclusive ? "exclusive" : "inclusive")) {
+    diff_warp_scan<TestType, k::warp_scan_algorithm::shuffle>(exclusive);
+  }
+}
+
+TEMPLATE_TEST_CASE("block scans agree with cub::BlockScan", "[gpu][cub]", std::int32_t, std::int64_t, float, double,
+                   affine) {
+  using A = k::block_scan_algorithm;
+  const bool exclusive = GENERATE(false, true);
+  SECTION(std::string("lecture scan_block over the shared-memory warp scan, ") +
+          (exclusive ? "exclusive" : "inclusive")) {
+    diff_block_scan<TestType, 256, A::warp_scans_shared_memory>(exclusive);
+    diff_block_scan<TestType, 1024, A::warp_scans_shared_memory>(exclusive);
+  }
+  SECTION(std::string("lecture scan_block over the shuffle warp scan, ") + (exclusive ? "exclusive" : "inclusive")) {
+    diff_block_scan<TestType, 96, A::warp_scans_shuffle>(exclusive);
+    diff_block_scan<TestType, 1024, A::warp_scans_shuffle>(exclusive);
+  }
+  SECTION(std::string("up-sweep/down-sweep, ") + (exclusive ? "exclusive" : "inclusive")) {
+    diff_block_scan<TestType, 96, A::up_sweep_down_sweep>(exclusive);
+    diff_block_scan<TestType, 1024, A::up_sweep_down_sweep>(exclusive);
+  }
+}
+
+TEMPLATE_TEST_CASE("device scans agree with cub::DeviceScan", "[gpu][cub]", std::int32_t, std::int64_t, float, double,
+                   affine) {
+  const auto algorithm =
+      GENERATE(k::device_scan_algorithm::three_launch_lecture, k::device_scan_algorithm::three_launch_shuffle,
+               k::device_scan_algorithm::three_launch_blelloch, k::device_scan_algorithm::single_pass);
+  const bool exclusive = GENERATE(false, true);
+  const std::int64_t n = GENERATE(0, 1, 31, 32, 33, 1023, 1024, 1025, 2047, 2049, 65537, (1 << 20) + 7, 33554467);
+  SECTION(std::string(name(algorithm)) + (exclusive ? ", exclusive" : ", inclusive") + ", n = " + std::to_string(n)) {
+    diff_device_scan<TestType>(algorithm, n, exclusive);
+  }
+}
+
+TEST_CASE("device scans handle more than 2^31 elements", "[gpu][large]") {
+  // 2^31 + 17 ones as int64 (17 GiB in, 17 GiB out): the inclusive scan is 1, 2, 3, …, checked on the device.
+  const std::int64_t n = (std::int64_t{1} << 31) + 17;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (free_bytes < 2 * static_cast<std::size_t>(n) * sizeof(std::int64_t) + (std::size_t{1} << 30)) {
+    WARN("skipped: needs " << 2 * n * 8 / (1 << 30) << " GiB of free device memory");
+    return;
+  }
+  const auto algorithm =
+      GENERATE(k::device_scan_algorithm::three_launch_shuffle, k::device_scan_algorithm::single_pass);
+  SECTION(name(algorithm)) {
+    thrust::device_vector<std::int64_t> data(static_cast<std::size_t>(n), 1);
+    k::inclusive_scan(algorithm, thrust::raw_pointer_cast(data.data()), thrust::raw_pointer_cast(data.data()), n,
+                      k::sum{});
+    CHECK(thrust::equal(data.begin(), data.end(), thrust::counting_iterator<std::int64_t>(1)));
+  }
+}

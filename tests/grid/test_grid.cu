@@ -1,0 +1,313 @@
+// dpt::build_grid (map + sort + boundary detection) and the radius-R neighbour query against sequential
+// references: a loop that computes each particle's cell, and all pairs for the neighbours. 2-D and 3-D, float
+// and double, and every kind of bad input.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <thrust/device_vector.h>
+#include <vector>
+
+#include <dpt/grid.hpp>
+#include <dpt/grid_neighbors.hpp>
+#include "grid/grid_reference.hpp"
+#include "support/random_inputs.hpp"
+
+namespace {
+
+using dpt::test::host_particles;
+using cell_lists = std::vector<std::vector<std::int64_t>>;
+
+// What build_grid produced, on the host.
+struct built_grid {
+  std::vector<std::uint32_t> sorted_cells, sorted_particles;
+  std::vector<std::int64_t> cell_start, cell_end;
+
+  // The particles of every cell, read through [cell_start, cell_end).
+  cell_lists lists() const {
+    cell_lists out(cell_start.size());
+    for (std::size_t c = 0; c < out.size(); ++c) {
+      for (auto i = cell_start[c]; i < cell_end[c]; ++i) out[c].push_back(sorted_particles[i]);
+    }
+    return out;
+  }
+};
+
+template <int Dim, class Real>
+built_grid run_build_grid(const dpt::uniform_grid<Dim, Real>& grid, const host_particles<Dim, Real>& p,
+                          dpt::out_of_domain outside = dpt::out_of_domain::error) {
+  const dpt::test::device_particles<Dim, Real> d(p);
+  thrust::device_vector<std::uint32_t> cells(p.size()), particles(p.size());
+  thrust::device_vector<std::int64_t> start(grid.cell_count()), end(grid.cell_count());
+  dpt::build_grid(thrust::device, grid, d.positions(), d.size(), cells.begin(), particles.begin(), start.begin(),
+                  end.begin(), outside);
+  using dpt::test::to_std;
+  return {to_std(cells), to_std(particles), to_std(start), to_std(end)};
+}
+
+// Fails the test with `what` and the slot or cell where a per-element check first fails (one Catch assertion
+// per element would dominate the run time on a million particles).
+#define GRID_EXPECT(condition, where)                                                 \
+  do {                                                                                \
+    if (!(condition)) FAIL(#condition << " fails at " << #where << " = " << (where)); \
+  } while (false)
+
+// Checks everything build_grid promises against the reference cells, in O(n + cells) (no list per cell, so
+// that 10^7 cells stay cheap).
+void check_against_reference(const built_grid& built, const std::vector<std::int64_t>& reference) {
+  const auto n = static_cast<std::int64_t>(reference.size());
+  REQUIRE(built.sorted_cells.size() == reference.size());
+  std::vector<char> seen(reference.size(), 0);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto p = built.sorted_particles[i];
+    GRID_EXPECT(p < reference.size() && !seen[p], i);  // a permutation of the particles
+    seen[p] = 1;
+    GRID_EXPECT(built.sorted_cells[i] == reference[p], i);
+    // cells ascending, ids ascending within a cell: the sort is stable
+    GRID_EXPECT(i == 0 || built.sorted_cells[i - 1] < built.sorted_cells[i] ||
+                    (built.sorted_cells[i - 1] == built.sorted_cells[i] && built.sorted_particles[i - 1] < p),
+                i);
+  }
+  std::int64_t covered = 0;
+  for (std::int64_t c = 0; c < static_cast<std::int64_t>(built.cell_start.size()); ++c) {
+    const auto start = built.cell_start[c], end = built.cell_end[c];
+    if (start == end) {
+      GRID_EXPECT(start == 0, c);  // the documented empty range [0, 0)
+      continue;
+    }
+    GRID_EXPECT(0 <= start && start < end && end <= n, c);
+    GRID_EXPECT(built.sorted_cells[start] == c && built.sorted_cells[end - 1] == c, c);
+    GRID_EXPECT(start == 0 || built.sorted_cells[start - 1] != c, c);
+    GRID_EXPECT(end == n || built.sorted_cells[end] != c, c);
+    covered += end - start;
+  }
+  REQUIRE(covered == n);  // the non-empty ranges are disjoint and hold every particle
+}
+
+struct neighbors_result {
+  std::vector<std::int64_t> counts;
+  cell_lists lists;  // each sorted ascending
+};
+
+template <int Dim, class Real>
+neighbors_result run_neighbors(const dpt::uniform_grid<Dim, Real>& grid, const host_particles<Dim, Real>& p,
+                               Real radius) {
+  const dpt::test::device_particles<Dim, Real> d(p);
+  const auto n = d.size();
+  thrust::device_vector<std::uint32_t> cells(n), particles(n);
+  thrust::device_vector<std::int64_t> start(grid.cell_count()), end(grid.cell_count());
+  const auto sorted = dpt::build_grid(thrust::device, grid, d.positions(), n, cells.begin(), particles.begin(),
+                                      start.begin(), end.begin());
+  thrust::device_vector<std::int64_t> counts(n), offsets(n + 1);
+  dpt::count_neighbors(thrust::device, grid, d.positions(), sorted, radius, counts.begin());
+  const auto total = dpt::neighbor_list_offsets(thrust::device, grid, d.positions(), sorted, radius, offsets.begin());
+  thrust::device_vector<int> lists(total);
+  dpt::fill_neighbor_lists(thrust::device, grid, d.positions(), sorted, radius, offsets.begin(), lists.begin());
+
+  neighbors_result result{dpt::test::to_std(counts), cell_lists(n)};
+  const auto o = dpt::test::to_std(offsets);
+  const auto l = dpt::test::to_std(lists);
+  REQUIRE(o.back() == total);
+  for (std::ptrdiff_t i = 0; i < n; ++i) {
+    GRID_EXPECT(o[i + 1] - o[i] == result.counts[i], i);  // the scan of the counts
+    result.lists[i].assign(l.begin() + o[i], l.begin() + o[i + 1]);
+    std::sort(result.lists[i].begin(), result.lists[i].end());
+  }
+  return result;
+}
+
+template <int Dim, class Real>
+void check_neighbors(const dpt::uniform_grid<Dim, Real>& grid, const host_particles<Dim, Real>& p, Real radius) {
+  const auto expected = dpt::test::brute_force_neighbors(p, radius);
+  const auto result = run_neighbors(grid, p, radius);
+  REQUIRE(result.lists == expected);
+  for (std::size_t i = 0; i < p.size(); ++i)
+    GRID_EXPECT(result.counts[i] == static_cast<std::int64_t>(expected[i].size()), i);
+}
+
+template <int Dim>
+std::vector<int> cells_of(int layout) {
+  // a few shapes per dimension: one cell, square/cubic, lopsided with primes
+  static const std::vector<int> shapes2[] = {{1, 1}, {4, 4}, {7, 3}, {64, 1}};
+  static const std::vector<int> shapes3[] = {{1, 1, 1}, {4, 4, 4}, {5, 2, 3}, {1, 13, 1}};
+  return Dim == 2 ? shapes2[layout] : shapes3[layout];
+}
+
+}  // namespace
+
+TEST_CASE("build_grid reproduces the worked example", "[grid]" DPT_BACKEND_TAG) {
+  host_particles<2, double> p;
+  p.axis[0] = {2.5, 0.5, 3.5, 2.2, 0.7, 1.2};
+  p.axis[1] = {1.5, 0.5, 3.5, 1.8, 3.2, 0.4};
+  const dpt::uniform_grid<2, double> grid{{0, 0}, {4, 4}, {4, 4}};
+  const auto built = run_build_grid(grid, p);
+  CHECK(built.sorted_cells == std::vector<std::uint32_t>{0, 1, 6, 6, 12, 15});
+  CHECK(built.sorted_particles == std::vector<std::uint32_t>{1, 5, 0, 3, 4, 2});
+  CHECK(built.cell_start == std::vector<std::int64_t>{0, 1, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 4, 0, 0, 5});
+  CHECK(built.cell_end == std::vector<std::int64_t>{1, 2, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 5, 0, 0, 6});
+  const auto neighbors = run_neighbors(grid, p, 1.0);
+  CHECK(neighbors.counts == std::vector<std::int64_t>{1, 1, 0, 1, 0, 1});
+}
+
+TEMPLATE_TEST_CASE("build_grid matches the sequential reference in 2-D", "[grid]" DPT_BACKEND_TAG, float, double) {
+  const std::size_t n = GENERATE(from_range(dpt::test::interesting_sizes));
+  const int layout = GENERATE(0, 1, 2, 3);
+  const auto how = GENERATE(dpt::test::spread::uniform, dpt::test::spread::clustered);
+  CAPTURE(n, layout, how == dpt::test::spread::uniform);
+  const auto grid = dpt::test::unit_grid<2, TestType>(cells_of<2>(layout));
+  const auto p = dpt::test::random_particles<2, TestType>(n, 7 + n, how);
+  check_against_reference(run_build_grid(grid, p), dpt::test::reference_cells(grid, p));
+}
+
+TEMPLATE_TEST_CASE("build_grid matches the sequential reference in 3-D", "[grid]" DPT_BACKEND_TAG, float, double) {
+  const std::size_t n = GENERATE(0, 1, 2, 31, 1009, 65537);
+  const int layout = GENERATE(0, 1, 2, 3);
+  const auto how = GENERATE(dpt::test::spread::uniform, dpt::test::spread::clustered);
+  CAPTURE(n, layout, how == dpt::test::spread::uniform);
+  const auto grid = dpt::test::unit_grid<3, TestType>(cells_of<3>(layout));
+  const auto p = dpt::test::random_particles<3, TestType>(n, 11 + n, how);
+  check_against_reference(run_build_grid(grid, p), dpt::test::reference_cells(grid, p));
+}
+
+TEMPLATE_TEST_CASE("neighbour counts and lists match all pairs in 2-D", "[grid][neighbors]" DPT_BACKEND_TAG, float,
+                   double) {
+  const std::size_t n = GENERATE(0, 1, 2, 3, 31, 97, 1009, 3001);
+  const int side = GENERATE(1, 4, 10);
+  const TestType radius_fraction = GENERATE(TestType(1), TestType(0.37));
+  const auto how = GENERATE(dpt::test::spread::uniform, dpt::test::spread::clustered);
+  CAPTURE(n, side, radius_fraction, how == dpt::test::spread::uniform);
+  const auto grid = dpt::test::unit_grid<2, TestType>({side, side});
+  const auto p = dpt::test::random_particles<2, TestType>(n, 5 + n, how);
+  // a radius that exactly equals the cell size is allowed: the 3×3 cells still cover every neighbour
+  check_neighbors(grid, p, grid.cell_size(0) * radius_fraction);
+}
+
+TEMPLATE_TEST_CASE("neighbour counts and lists match all pairs in 3-D", "[grid][neighbors]" DPT_BACKEND_TAG, float,
+                   double) {
+  const std::size_t n = GENERATE(0, 1, 2, 97, 2003);
+  const int side = GENERATE(1, 3, 6);
+  const auto how = GENERATE(dpt::test::spread::uniform, dpt::test::spread::clustered);
+  CAPTURE(n, side, how == dpt::test::spread::uniform);
+  const auto grid = dpt::test::unit_grid<3, TestType>({side, side, side + 1});
+  const auto p = dpt::test::random_particles<3, TestType>(n, 3 + n, how);
+  check_neighbors(grid, p, grid.cell_size(2));  // the smallest cell side
+}
+
+TEST_CASE("particles exactly on cell edges and the domain's upper edge", "[grid]" DPT_BACKEND_TAG) {
+  host_particles<2, double> p;
+  p.axis[0] = {0.0, 1.0, 2.0, 4.0, 4.0, 3.0};
+  p.axis[1] = {0.0, 1.0, 4.0, 0.0, 4.0, 2.0};
+  const dpt::uniform_grid<2, double> grid{{0, 0}, {4, 4}, {4, 4}};
+  const auto built = run_build_grid(grid, p);
+  // an edge belongs to the cell above it; the upper edge of the domain to the last cell
+  CHECK(built.lists() == dpt::test::reference_lists({0, 5, 14, 3, 15, 11}, 16));
+  check_neighbors(grid, p, 1.0);
+}
+
+TEST_CASE("bad positions are reported with the first offending particle", "[grid][errors]" DPT_BACKEND_TAG) {
+  const auto nan = std::numeric_limits<double>::quiet_NaN();
+  const auto inf = std::numeric_limits<double>::infinity();
+  const dpt::uniform_grid<2, double> grid{{0, 0}, {1, 1}, {4, 4}};
+  auto p = dpt::test::random_particles<2, double>(1009, 3);
+  const auto expect_error = [&](std::ptrdiff_t particle, const char* words, dpt::out_of_domain outside) {
+    try {
+      run_build_grid(grid, p, outside);
+      FAIL("no error");
+    } catch (const dpt::grid_position_error& e) {
+      CHECK(e.particle == particle);
+      CHECK_THAT(e.what(), Catch::Contains(words) && Catch::Contains("particle " + std::to_string(particle)));
+    }
+  };
+  SECTION("a NaN coordinate is an error, even when clamping") {
+    p.axis[1][500] = nan;
+    p.axis[0][700] = nan;
+    expect_error(500, "is not finite", dpt::out_of_domain::error);
+    expect_error(500, "is not finite", dpt::out_of_domain::clamp);
+  }
+  SECTION("an infinite coordinate is an error, even when clamping") {
+    p.axis[0][1008] = -inf;
+    expect_error(1008, "is not finite", dpt::out_of_domain::error);
+    expect_error(1008, "is not finite", dpt::out_of_domain::clamp);
+  }
+  SECTION("a particle outside the domain is an error by default") {
+    p.axis[0][3] = 1.0000001;
+    p.axis[1][9] = -0.5;
+    expect_error(3, "lies outside the grid's domain [0, 1] x [0, 1]", dpt::out_of_domain::error);
+  }
+  SECTION("clamping puts particles outside the domain into the nearest cell") {
+    p.axis[0][3] = 7.5;
+    p.axis[1][9] = -0.5;
+    p.axis[0][10] = -1e300;
+    p.axis[1][10] = 1e300;
+    const auto built = run_build_grid(grid, p, dpt::out_of_domain::clamp);
+    check_against_reference(built, dpt::test::reference_cells(grid, p));
+    CHECK(built.lists()[12].front() == 10);  // (−∞-ish, +∞-ish) → top-left cell
+  }
+}
+
+TEST_CASE("edge cases: empty input, one cell, one crowded cell, many cells", "[grid][errors]" DPT_BACKEND_TAG) {
+  SECTION("no particles: every cell empty, no neighbours") {
+    const auto grid = dpt::test::unit_grid<2, double>({4, 4});
+    const host_particles<2, double> none;
+    const auto built = run_build_grid(grid, none);
+    CHECK(built.cell_start == std::vector<std::int64_t>(16, 0));
+    CHECK(built.cell_end == std::vector<std::int64_t>(16, 0));
+    CHECK(run_neighbors(grid, none, 0.25).counts.empty());
+  }
+  SECTION("a single cell holds everything") {
+    const auto grid = dpt::test::unit_grid<3, float>({1, 1, 1});
+    const auto p = dpt::test::random_particles<3, float>(1009, 17);
+    const auto built = run_build_grid(grid, p);
+    CHECK(built.cell_start == std::vector<std::int64_t>{0});
+    CHECK(built.cell_end == std::vector<std::int64_t>{1009});
+    check_neighbors(grid, p, 0.1f);
+  }
+  SECTION("all particles in one cell of many, at the same point") {
+    const auto grid = dpt::test::unit_grid<2, double>({16, 16});
+    host_particles<2, double> p;
+    p.axis[0].assign(500, 0.3);
+    p.axis[1].assign(500, 0.9);
+    const auto built = run_build_grid(grid, p);
+    check_against_reference(built, dpt::test::reference_cells(grid, p));
+    const auto neighbors = run_neighbors(grid, p, 0.01);
+    CHECK(neighbors.counts == std::vector<std::int64_t>(500, 499));
+  }
+  SECTION("10^7 cells and a few particles (memory is proportional to the cells)") {
+    const auto grid = dpt::test::unit_grid<2, double>({3163, 3163});  // 10,004,569 cells
+    const auto p = dpt::test::random_particles<2, double>(97, 23);
+    check_against_reference(run_build_grid(grid, p), dpt::test::reference_cells(grid, p));
+    check_neighbors(grid, p, grid.cell_size(0));
+  }
+}
+
+TEST_CASE("bad grids and radii are rejected before any work", "[grid][errors]" DPT_BACKEND_TAG) {
+  const auto p = dpt::test::random_particles<2, double>(31, 1);
+  const auto grid = dpt::test::unit_grid<2, double>({4, 4});
+  SECTION("a radius of zero, below zero or NaN") {
+    const double radius =
+        GENERATE(0.0, -0.1, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity());
+    CHECK_THROWS_WITH(run_neighbors(grid, p, radius), Catch::Contains("must be finite and > 0"));
+  }
+  SECTION("a radius larger than a cell") {
+    const auto lopsided = dpt::test::unit_grid<2, double>({2, 8});
+    CHECK_THROWS_WITH(run_neighbors(lopsided, p, 0.2), Catch::Contains("exceeds the cell size 0.125 along axis y"));
+  }
+  SECTION("an axis without cells, an empty or inverted box, a NaN bound") {
+    auto bad = grid;
+    const int which = GENERATE(0, 1, 2, 3);
+    if (which == 0) bad.cells[1] = 0;
+    if (which == 1) bad.upper[0] = bad.lower[0];
+    if (which == 2) bad.upper[1] = -1;
+    if (which == 3) bad.lower[0] = std::numeric_limits<double>::quiet_NaN();
+    CHECK_THROWS_AS(run_build_grid(bad, p), std::invalid_argument);
+  }
+  SECTION("more cells than the cell id type can number") {
+    const auto huge = dpt::test::unit_grid<3, double>({2000, 2000, 2000});
+    const dpt::test::device_particles<3, double> d(dpt::test::random_particles<3, double>(3, 1));
+    thrust::device_vector<std::uint32_t> cells(3);
+    CHECK_THROWS_WITH(dpt::map_particles_to_cells(thrust::device, huge, d.positions(), 3, cells.begin()),
+                      Catch::Contains("too many"));
+  }
+}

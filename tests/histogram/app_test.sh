@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# dpt-histogram end to end: bad input exits 2 with one line naming the file (and line) and leaves no output file;
+# good input writes --out exactly as numpy.histogram counts it (expected values below were computed with NumPy).
+#   usage: app_test.sh PATH/TO/dpt-histogram PATH/TO/tests/histogram/data cuda|cpu
+set -uo pipefail
+app=$1
+data=$2
+build=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+fail() {
+  echo "FAILED: $*"
+  failures=$((failures + 1))
+}
+
+# A CUDA build on a machine without a GPU cannot run the app: report "skipped" (ctest's code 77), not a pass.
+if ! "$app" --input "$data/constant.txt" --bins 4 >"$work/probe.out" 2>&1; then
+  if grep -qi "cuda" "$work/probe.out"; then
+    echo "skipped: no device"
+    exit 77
+  fi
+fi
+rm -f "$work/probe.out"
+
+outputs=(--out "$work/counts.txt" --png "$work/histogram.png")
+
+# expect_bad "what it is" "message fragment" ARGS... — exit status 2, the fragment on stderr, no files written
+expect_bad() {
+  local name=$1 fragment=$2
+  shift 2
+  "$app" "$@" "${outputs[@]}" >"$work/stdout" 2>"$work/stderr"
+  local status=$?
+  [[ $status -eq 2 ]] || fail "$name: exit status $status, expected 2 ($(cat "$work/stderr"))"
+  grep -qF -- "$fragment" "$work/stderr" || fail "$name: stderr lacks '$fragment': $(cat "$work/stderr")"
+  [[ $(wc -l <"$work/stderr") -eq 1 ]] || fail "$name: error is not one line: $(cat "$work/stderr")"
+  local left
+  left=$(ls "$work" | grep -v -e '^stdout$' -e '^stderr$' -e '^bad.f32$' -e '^ok.f32$' -e '^ok.u8$')
+  [[ -z $left ]] || fail "$name: left files behind: $left"
+  rm -f "$work"/counts.txt* "$work"/histogram.png*
+}
+
+# expect_counts "what it is" "c0 c1 ..." ARGS... — exit status 0 and --out holds those counts, one per line
+expect_counts() {
+  local name=$1 expected=$2
+  shift 2
+  if ! "$app" "$@" "${outputs[@]}" >"$work/stdout" 2>"$work/stderr"; then
+    fail "$name: exit status $?: $(cat "$work/stderr")"
+    return
+  fi
+  local got
+  got=$(tr '\n' ' ' <"$work/counts.txt" | sed 's/ $//')
+  [[ $got == "$expected" ]] || fail "$name: counts '$got', expected '$expected'"
+  [[ $(head -c 8 "$work/histogram.png" | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]] ||
+    fail "$name: --png did not write a PNG"
+  rm -f "$work"/counts.txt "$work"/histogram.png
+}
+
+printf 'abcde' >"$work/bad.f32"
+expect_bad "malformed number" "bad_number.txt:3: 'oops' is not a number" --input "$data/bad_number.txt" --bins 4
+expect_bad "binary file of a bad size" "bad.f32: 5 bytes is not a whole number of float32 values" \
+  --input "$work/bad.f32" --bins 4
+expect_bad "NaN without a range" "nan.txt: the data contain NaN or Inf" --input "$data/nan.txt" --bins 4
+expect_bad "missing file" "no-such.txt: cannot open for reading" --input "$data/no-such.txt" --bins 4
+expect_bad "no bins" "--bins must be between 1" --input "$data/constant.txt" --bins 0
+expect_bad "empty range" "--range needs LO < HI" --input "$data/constant.txt" --bins 4 --range 2:1
+expect_bad "infinite range" "--range must be finite" --input "$data/constant.txt" --bins 4 --range 0:inf
+expect_bad "unknown method" "--method must be" --input "$data/constant.txt" --bins 4 --method magic
+expect_bad "no input" "give exactly one of --input and --generate" --bins 4
+if [[ $build == cpu ]]; then
+  expect_bad "cub on a CPU build" "--method cub needs a CUDA build" --input "$data/constant.txt" --bins 4 --method cub
+fi
+
+# np.histogram(np.loadtxt('tenths.txt'), bins=10, range=(0, 1)): 0.3 and 0.6 fall below their edges in double
+expect_counts "values on edges" "1 1 2 0 1 2 1 0 1 2" --input "$data/tenths.txt" --bins 10 --range 0:1
+grep -qF "dropped: 3 (below the range 1, above it 1, NaN 1)" "$work/stdout" || fail "values on edges: dropped line"
+expect_counts "values on edges, every method" "1 1 2 0 1 2 1 0 1 2" --input "$data/tenths.txt" --bins 10 --range 0:1 \
+  --method all
+# np.histogram([3.0, 3.0], bins=4): NumPy widens an empty range to [2.5, 3.5]
+expect_counts "one distinct value" "0 0 2 0" --input "$data/constant.txt" --bins 4
+# np.histogram(np.array([0, 1, 255], np.uint8), bins=3)
+printf '\x00\x01\xff' >"$work/ok.u8"
+expect_counts "bytes" "2 0 1" --input "$work/ok.u8" --bins 3
+# np.histogram(np.array([0.5, 0.25, 1.0, 2.0], np.float32), bins=3)
+printf '\x00\x00\x00\x3f\x00\x00\x80\x3e\x00\x00\x80\x3f\x00\x00\x00\x40' >"$work/ok.f32"
+expect_counts "float32" "2 1 1" --input "$work/ok.f32" --bins 3
+# generated Zipf values: every method gives the counts of the default method, which add up to N
+"$app" --generate zipf --n 5000 --seed 3 --bins 5 --out "$work/zipf.txt" >/dev/null || fail "zipf: exit status $?"
+[[ $(awk '{ s += $1 } END { print s }' "$work/zipf.txt") == 5000 ]] || fail "zipf: counts do not add up to 5000"
+expect_counts "generated, every method" "$(tr '\n' ' ' <"$work/zipf.txt" | sed 's/ $//')" \
+  --generate zipf --n 5000 --seed 3 --bins 5 --method all
+rm -f "$work/zipf.txt"
+"$app" --help >/dev/null || fail "--help exits $?"
+
+if ((failures > 0)); then
+  echo "$failures dpt-histogram checks failed"
+  exit 1
+fi
+echo "all dpt-histogram checks passed"

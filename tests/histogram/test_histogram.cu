@@ -1,0 +1,300 @@
+// dpt::histogram, every method, against a sequential reference that finds each value's bin by binary search
+// over NumPy's edges; and against counts computed by numpy.histogram itself for values on and next to edges
+// (hard-coded below, generated with NumPy 2.4: `np.histogram(a, bins=K, range=(lo, hi))`).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <thrust/device_vector.h>
+#include <thrust/host_vector.h>
+#include <type_traits>
+#include <vector>
+
+#include <dpt/histogram.hpp>
+#include "support/random_inputs.hpp"
+
+namespace {
+
+using dpt::histogram_method;
+
+struct histogram_outcome {
+  std::vector<long long> counts;
+  unsigned long long below = 0, above = 0, nan = 0;
+  bool operator==(const histogram_outcome& o) const {
+    return counts == o.counts && below == o.below && above == o.above && nan == o.nan;
+  }
+};
+
+std::ostream& operator<<(std::ostream& os, const histogram_outcome& h) {
+  os << "counts [";
+  for (std::size_t i = 0; i < h.counts.size(); ++i) os << (i ? ", " : "") << h.counts[i];
+  return os << "] below " << h.below << " above " << h.above << " nan " << h.nan;
+}
+
+const char* name(histogram_method m) {
+  switch (m) {
+    case histogram_method::sort:
+      return "sort";
+    case histogram_method::upper_bound:
+      return "upper_bound";
+    case histogram_method::reduce_by_key:
+      return "reduce_by_key";
+    case histogram_method::atomic:
+      return "atomic";
+    case histogram_method::privatized:
+      return "privatized";
+    default:
+      return "cub";
+  }
+}
+
+std::vector<histogram_method> available_methods() {
+  std::vector<histogram_method> methods;
+  for (auto m : {histogram_method::sort, histogram_method::upper_bound, histogram_method::reduce_by_key,
+                 histogram_method::atomic, histogram_method::privatized, histogram_method::cub}) {
+    if (dpt::histogram_method_available(m)) methods.push_back(m);
+  }
+  return methods;
+}
+
+// Host reference: NumPy's edges (np.linspace: i·step + lo in the bounds' arithmetic, rounded to the bin type,
+// last edge = hi), then the bin whose half-open interval holds the value, found by binary search; the last
+// bin also takes hi.
+template <class Value, class Bound>
+histogram_outcome reference_histogram(const std::vector<Value>& values, const dpt::even_bins<Bound>& bins) {
+  using compare_type = std::conditional_t<std::is_same_v<Value, float>, float, double>;
+  const int k = bins.count;
+  const Bound step = (bins.hi - bins.lo) / static_cast<Bound>(k);
+  std::vector<compare_type> edges(k + 1);
+  for (int i = 0; i < k; ++i) {
+    const Bound offset = static_cast<Bound>(i) * step;
+    edges[i] = static_cast<compare_type>(static_cast<Bound>(offset + bins.lo));
+  }
+  edges[k] = static_cast<compare_type>(bins.hi);
+  histogram_outcome h;
+  h.counts.assign(k, 0);
+  for (const Value v : values) {
+    const auto x = static_cast<compare_type>(v);
+    if (std::isnan(static_cast<double>(x))) {
+      ++h.nan;
+    } else if (x < edges[0]) {
+      ++h.below;
+    } else if (x > edges[k]) {
+      ++h.above;
+    } else if (x == edges[k]) {
+      ++h.counts[k - 1];
+    } else {
+      ++h.counts[std::upper_bound(edges.begin(), edges.end(), x) - edges.begin() - 1];
+    }
+  }
+  return h;
+}
+
+template <class Value, class Bound>
+histogram_outcome run_histogram(const std::vector<Value>& values, const dpt::even_bins<Bound>& bins,
+                                histogram_method method) {
+  const thrust::device_vector<Value> d_values(values.begin(), values.end());
+  thrust::device_vector<long long> d_counts(bins.count, -1);
+  const auto result = dpt::histogram(thrust::device, d_values.begin(), d_values.end(), bins, d_counts.begin(), method);
+  const thrust::host_vector<long long> counts = d_counts;
+  return {std::vector<long long>(counts.begin(), counts.end()), result.below, result.above, result.nan};
+}
+
+// Normal values around the middle of [lo, hi], wide enough that some fall outside; every 97th value is made
+// NaN, +Inf or −Inf for floating types.
+template <class Value>
+std::vector<Value> random_sample(std::size_t n, std::uint64_t seed, double lo, double hi) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> dist((lo + hi) / 2, (hi - lo) / 3);
+  std::vector<Value> values(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if constexpr (std::is_floating_point_v<Value>) {
+      const Value special[] = {std::numeric_limits<Value>::quiet_NaN(), std::numeric_limits<Value>::infinity(),
+                               -std::numeric_limits<Value>::infinity()};
+      values[i] = i % 97 == 96 ? special[(i / 97) % 3] : static_cast<Value>(dist(rng));
+    } else {
+      values[i] = static_cast<Value>(std::llround(dist(rng)));
+    }
+  }
+  return values;
+}
+
+template <class Value, class Bound>
+void check_every_method(const std::vector<Value>& values, const dpt::even_bins<Bound>& bins,
+                        const histogram_outcome& expected) {
+  for (const auto method : available_methods()) {
+    INFO("method " << name(method));
+    CHECK(run_histogram(values, bins, method) == expected);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("histogram reproduces the lecture's example", "[histogram]" DPT_BACKEND_TAG) {
+  const std::vector<double> values{0.1, 0.7, 0.3, 0.9, 0.35, 0.6, 1.4};
+  check_every_method(values, dpt::even_bins{4, 0.0, 1.0}, {{1, 2, 2, 1}, 0, 1, 0});
+}
+
+TEST_CASE("every histogram method matches the sequential reference", "[histogram]" DPT_BACKEND_TAG) {
+  const auto method = GENERATE(from_range(available_methods()));
+  const auto n = GENERATE(from_range(dpt::test::interesting_sizes));
+  const int bins = GENERATE(1, 7, 1000);
+  INFO("method " << name(method) << ", n " << n << ", bins " << bins);
+
+  SECTION("double values, range given as doubles") {
+    const auto values = random_sample<double>(n, 11 + n, -2.5, 7.0);
+    const dpt::even_bins<double> spec{bins, -2.5, 7.0};
+    CHECK(run_histogram(values, spec, method) == reference_histogram(values, spec));
+  }
+  SECTION("float values, range given as doubles") {
+    const auto values = random_sample<float>(n, 12 + n, 0.1, 0.7);
+    const dpt::even_bins<double> spec{bins, 0.1, 0.7};
+    CHECK(run_histogram(values, spec, method) == reference_histogram(values, spec));
+  }
+  SECTION("float values, range given as floats") {
+    const auto values = random_sample<float>(n, 13 + n, -1.0, 3.0);
+    const dpt::even_bins<float> spec{bins, -1.0f, 3.0f};
+    CHECK(run_histogram(values, spec, method) == reference_histogram(values, spec));
+  }
+  SECTION("integer values") {
+    const auto values = random_sample<int>(n, 14 + n, -40.0, 1200.0);
+    const dpt::even_bins<double> spec{bins, -40.0, 1200.0};
+    CHECK(run_histogram(values, spec, method) == reference_histogram(values, spec));
+  }
+}
+
+TEST_CASE("histogram puts values on bin edges where NumPy does", "[histogram]" DPT_BACKEND_TAG) {
+  SECTION("tenths in ten bins over [0, 1]: 0.3 and 0.6 fall below their edges in double") {
+    const std::vector<double> tenths{0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0};
+    check_every_method(tenths, dpt::even_bins{10, 0.0, 1.0}, {{1, 1, 2, 0, 1, 2, 1, 0, 1, 2}, 0, 0, 0});
+  }
+  SECTION("the same tenths as float: compared with float edges, each lands in its own bin") {
+    const std::vector<float> tenths{0.0f, 0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f, 0.7f, 0.8f, 0.9f, 1.0f};
+    check_every_method(tenths, dpt::even_bins{10, 0.0, 1.0}, {{1, 1, 1, 1, 1, 1, 1, 1, 1, 2}, 0, 0, 0});
+  }
+  SECTION("i·0.1 in seven bins over [0, 0.7]: 7·0.1 is above 0.7 in double, not in float") {
+    std::vector<double> d;
+    std::vector<float> f;
+    for (int i = 0; i < 8; ++i) {
+      d.push_back(i * 0.1);
+      f.push_back(static_cast<float>(i * 0.1));
+    }
+    check_every_method(d, dpt::even_bins{7, 0.0, 0.7}, {{1, 1, 1, 1, 1, 1, 1}, 0, 1, 0});
+    check_every_method(f, dpt::even_bins{7, 0.0, 0.7}, {{1, 1, 1, 1, 1, 1, 2}, 0, 0, 0});
+  }
+  SECTION("edges of three bins over [-1, 2] and their neighbours") {
+    const std::vector<double> values{-1.0,
+                                     std::nextafter(-1.0, -2.0),
+                                     0.0,
+                                     std::nextafter(0.0, -1.0),
+                                     1.0,
+                                     std::nextafter(1.0, 0.0),
+                                     2.0,
+                                     std::nextafter(2.0, 3.0),
+                                     std::nextafter(2.0, 0.0)};
+    check_every_method(values, dpt::even_bins{3, -1.0, 2.0}, {{2, 2, 3}, 1, 1, 0});
+  }
+  SECTION("float data with its own min and max as float bounds: edges computed in float, as NumPy does") {
+    const std::vector<float> values{0.47f, 2.89f, 0x1.0aaaaap+1f};
+    check_every_method(values, dpt::even_bins{6, 0.47f, 2.89f}, {{1, 0, 0, 0, 1, 1}, 0, 0, 0});
+    // the same bounds as doubles (NumPy's range=(0.47…, 2.89…)) put the middle value one bin lower
+    check_every_method(values, dpt::even_bins{6, double(0.47f), double(2.89f)}, {{1, 0, 0, 1, 0, 1}, 0, 0, 0});
+  }
+}
+
+TEST_CASE("histogram counts uint8 pixels", "[histogram]" DPT_BACKEND_TAG) {
+  std::vector<std::uint8_t> ramp(256);
+  for (int i = 0; i < 256; ++i) ramp[i] = static_cast<std::uint8_t>(i);
+  SECTION("256 bins over [0, 256]: one bin per pixel value") {
+    check_every_method(ramp, dpt::even_bins{256, 0.0, 256.0}, {std::vector<long long>(256, 1), 0, 0, 0});
+  }
+  SECTION("256 bins over the data's range [0, 255]: still one value per bin") {
+    check_every_method(ramp, dpt::even_bins{256, 0.0, 255.0}, {std::vector<long long>(256, 1), 0, 0, 0});
+  }
+  SECTION("ten bins over [0, 255], as np.histogram(range(256), bins=10)") {
+    check_every_method(ramp, dpt::even_bins{10, 0.0, 255.0}, {{26, 25, 26, 25, 26, 25, 26, 25, 26, 26}, 0, 0, 0});
+  }
+  SECTION("seven bins over [0, 255]") {
+    check_every_method(ramp, dpt::even_bins{7, 0.0, 255.0}, {{37, 36, 37, 36, 37, 36, 37}, 0, 0, 0});
+  }
+  SECTION("a million random pixels against the reference") {
+    const auto pixels = dpt::test::random_values<std::uint8_t>(1000003, 99, 0, 255);
+    const dpt::even_bins<double> spec{256, 0.0, 256.0};
+    check_every_method(pixels, spec, reference_histogram(pixels, spec));
+  }
+}
+
+TEST_CASE("histogram handles degenerate shapes", "[histogram]" DPT_BACKEND_TAG) {
+  SECTION("no values: every bin empty, nothing dropped") {
+    check_every_method(std::vector<double>{}, dpt::even_bins{5, 0.0, 1.0}, {std::vector<long long>(5, 0), 0, 0, 0});
+  }
+  SECTION("one bin takes everything in range, both ends included") {
+    const std::vector<double> values{0.0, 0.5, 1.0, 1.5, -0.5};
+    check_every_method(values, dpt::even_bins{1, 0.0, 1.0}, {{3}, 1, 1, 0});
+  }
+  SECTION("all values in one middle bin") {
+    const std::vector<double> values(100003, 4.5);
+    std::vector<long long> counts(10, 0);
+    counts[4] = 100003;
+    check_every_method(values, dpt::even_bins{10, 0.0, 10.0}, {counts, 0, 0, 0});
+  }
+  SECTION("empty bins first, last and in the middle") {
+    // 1000 bins of width 1; data only in bins 200 … 299 and 700 … 799
+    std::vector<double> values;
+    for (int i = 0; i < 20000; ++i) values.push_back(200 + (i % 100) + (i % 2 ? 500 : 0) + 0.25);
+    const dpt::even_bins<double> spec{1000, 0.0, 1000.0};
+    const auto expected = reference_histogram(values, spec);
+    REQUIRE(expected.counts.front() == 0);
+    REQUIRE(expected.counts[500] == 0);
+    REQUIRE(expected.counts.back() == 0);
+    check_every_method(values, spec, expected);
+  }
+  SECTION("only the first and last bins used, a million empty bins between") {
+    const std::vector<double> values{0.0, 0.0, 1.0};
+    std::vector<long long> counts(1000000, 0);
+    counts.front() = 2;
+    counts.back() = 1;
+    check_every_method(values, dpt::even_bins{1000000, 0.0, 1.0}, {counts, 0, 0, 0});
+  }
+  SECTION("NaN and infinities are dropped and counted apart") {
+    const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+    const std::vector<double> values{nan, inf, -inf, 0.5, nan, 2.0, -3.0};
+    check_every_method(values, dpt::even_bins{2, 0.0, 1.0}, {{0, 1}, 2, 2, 2});
+  }
+}
+
+TEST_CASE("histogram rejects bins and ranges NumPy rejects", "[histogram]" DPT_BACKEND_TAG) {
+  const thrust::device_vector<double> values(3, 0.5);
+  thrust::device_vector<long long> counts(1000);
+  const auto run = [&](auto spec) {
+    dpt::histogram(thrust::device, values.begin(), values.end(), spec, counts.begin());
+  };
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THROWS_AS(run(dpt::even_bins{0, 0.0, 1.0}), std::invalid_argument);
+  CHECK_THROWS_AS(run(dpt::even_bins{-3, 0.0, 1.0}), std::invalid_argument);
+  CHECK_THROWS_AS(run(dpt::even_bins{4, 1.0, 1.0}), std::invalid_argument);
+  CHECK_THROWS_AS(run(dpt::even_bins{4, 2.0, 1.0}), std::invalid_argument);
+  CHECK_THROWS_AS(run(dpt::even_bins{4, 0.0, inf}), std::invalid_argument);
+  CHECK_THROWS_AS(run(dpt::even_bins{4, -inf, 0.0}), std::invalid_argument);
+  CHECK_THROWS_AS(run(dpt::even_bins{4, nan, 1.0}), std::invalid_argument);
+
+  SECTION("too many bins for a float range: its edges collapse (NumPy: 'Too many bins for data range')") {
+    const thrust::device_vector<float> f(3, 1.0f);
+    CHECK_THROWS_AS(
+        dpt::histogram(thrust::device, f.begin(), f.end(), dpt::even_bins{1000, 1.0, 1.0 + 1e-6}, counts.begin()),
+        std::invalid_argument);
+    // the same range is fine for double data
+    CHECK_NOTHROW(run(dpt::even_bins{1000, 1.0, 1.0 + 1e-6}));
+  }
+  if (!dpt::histogram_method_available(histogram_method::cub)) {
+    SECTION("the cub method on a CPU device system") {
+      CHECK_THROWS_AS(dpt::histogram(thrust::device, values.begin(), values.end(), dpt::even_bins{4, 0.0, 1.0},
+                                     counts.begin(), histogram_method::cub),
+                      std::invalid_argument);
+    }
+  }
+}

@@ -1,0 +1,96 @@
+# dpt-spmv driven as a user would drive it, checking the command-line contract: exit status 2, a one-line
+# "FILE:LINE:" error and no output file for bad input; the right y, written in Matrix Market, for good input.
+#
+#   cmake -DAPP=path/to/dpt-spmv -DDATA_DIR=data/matrices -DWORK_DIR=scratch -P app_test.cmake
+
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+set(failures 0)
+
+function(fail message)
+  message(SEND_ERROR "${message}")
+endfunction()
+
+# run(EXPECT status ARGS args... [STDERR regex] [STDOUT regex])
+function(run)
+  cmake_parse_arguments(RUN "" "EXPECT;STDERR;STDOUT" "ARGS" ${ARGN})
+  execute_process(COMMAND "${APP}" ${RUN_ARGS} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  string(REPLACE ";" " " shown "${RUN_ARGS}")
+  message(STATUS "dpt-spmv ${shown} -> ${status}\n${out}${err}")
+  if(NOT status STREQUAL RUN_EXPECT)
+    fail("dpt-spmv ${shown}: exit status ${status}, expected ${RUN_EXPECT}")
+  endif()
+  if(RUN_STDERR AND NOT err MATCHES "${RUN_STDERR}")
+    fail("dpt-spmv ${shown}: stderr does not match '${RUN_STDERR}'")
+  endif()
+  if(RUN_STDOUT AND NOT out MATCHES "${RUN_STDOUT}")
+    fail("dpt-spmv ${shown}: stdout does not match '${RUN_STDOUT}'")
+  endif()
+  if(RUN_EXPECT STREQUAL "2")
+    string(REGEX MATCHALL "\n" newlines "${err}")
+    list(LENGTH newlines lines)
+    if(NOT lines EQUAL 1)
+      fail("dpt-spmv ${shown}: the error should be one line, got ${lines}")
+    endif()
+  endif()
+endfunction()
+
+function(expect_no_output path)
+  file(GLOB leftovers "${path}*")
+  if(leftovers)
+    fail("output left behind after an error: ${leftovers}")
+  endif()
+endfunction()
+
+# The lecture's matrix and x = [1, 2, 3, 4]: y = [6, 4, 12, 54].
+file(WRITE "${WORK_DIR}/lecture.mtx" "%%MatrixMarket matrix coordinate real general\n% the lecture's example\n4 4 7\n"
+     "1 1 3\n1 3 1\n2 2 2\n3 3 4\n4 2 2\n4 3 6\n4 4 8\n")
+file(WRITE "${WORK_DIR}/x.mtx" "%%MatrixMarket matrix array real general\n4 1\n1\n2\n3\n4\n")
+
+# Bad input: each exits 2 with "FILE:LINE:" and leaves no y behind.
+file(WRITE "${WORK_DIR}/bad.mtx" "%%MatrixMarket matrix coordinate real general\n4 4 2\n1 1 3\n5 1 1\n")
+run(EXPECT 2 ARGS "${WORK_DIR}/bad.mtx" --out "${WORK_DIR}/y_bad.mtx" STDERR "bad.mtx:4: row index '5' is out of range")
+expect_no_output("${WORK_DIR}/y_bad.mtx")
+
+file(WRITE "${WORK_DIR}/x_nan.mtx" "%%MatrixMarket matrix array real general\n4 1\n1\n2\nnan\n4\n")
+run(EXPECT 2 ARGS "${WORK_DIR}/lecture.mtx" --x "${WORK_DIR}/x_nan.mtx" --out "${WORK_DIR}/y_nan.mtx"
+    STDERR "x_nan.mtx:5: value 'nan' is not finite")
+expect_no_output("${WORK_DIR}/y_nan.mtx")
+
+file(WRITE "${WORK_DIR}/x_short.mtx" "%%MatrixMarket matrix array real general\n3 1\n1\n2\n3\n")
+run(EXPECT 2 ARGS "${WORK_DIR}/lecture.mtx" --x "${WORK_DIR}/x_short.mtx" --out "${WORK_DIR}/y_short.mtx"
+    STDERR "x_short.mtx:2: the vector has 3 entries, expected 4")
+expect_no_output("${WORK_DIR}/y_short.mtx")
+
+file(WRITE "${WORK_DIR}/complex.mtx" "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n")
+run(EXPECT 2 ARGS "${WORK_DIR}/complex.mtx" --check STDERR "complex.mtx:1: complex matrices are not supported")
+run(EXPECT 2 ARGS "${WORK_DIR}/missing.mtx" STDERR "missing.mtx: cannot open")
+run(EXPECT 2 ARGS "${WORK_DIR}/lecture.mtx" --x-ones --x-random 3 STDERR "exclude each other")
+run(EXPECT 2 ARGS "${WORK_DIR}/lecture.mtx" --precision half STDERR "--precision must be double or float")
+run(EXPECT 2 ARGS "${WORK_DIR}/lecture.mtx" --repeat 0 STDERR "--repeat must be between")
+run(EXPECT 2 ARGS "${WORK_DIR}/lecture.mtx" --bogus STDERR "unknown option --bogus")
+run(EXPECT 2 ARGS STDERR "expected one MATRIX.mtx argument")
+run(EXPECT 0 ARGS --help STDOUT "usage: dpt-spmv MATRIX.mtx")
+
+# Good input: the lecture's y, written exactly.
+run(EXPECT 0 ARGS "${WORK_DIR}/lecture.mtx" --x "${WORK_DIR}/x.mtx" --check --repeat 3 --out "${WORK_DIR}/y.mtx"
+    STDOUT "4 x 4.*7 stored, 7 expanded.*GFLOP/s.*GB/s.*max relative error 0.000e\\+00.*: ok")
+file(STRINGS "${WORK_DIR}/y.mtx" y_lines)
+set(expected_lines "%%MatrixMarket matrix array real general" "4 1" "6" "4" "12" "54")
+list(FILTER y_lines EXCLUDE REGEX "^%[^%]")
+if(NOT y_lines STREQUAL expected_lines)
+  fail("y.mtx holds '${y_lines}', expected '${expected_lines}'")
+endif()
+
+# A real symmetric matrix in float with a random x: the check passes and y has one value per row.
+run(EXPECT 0 ARGS "${DATA_DIR}/bcsstk01.mtx" --x-random 42 --precision float --check --repeat 2
+    --out "${WORK_DIR}/y_bcsstk01.mtx" STDOUT "48 x 48.*224 stored, 400 expanded.*float values.*: ok")
+file(STRINGS "${WORK_DIR}/y_bcsstk01.mtx" y_lines)
+list(FILTER y_lines EXCLUDE REGEX "^%")
+list(LENGTH y_lines count)
+if(NOT count EQUAL 49)
+  fail("y_bcsstk01.mtx has ${count} non-comment lines, expected the size line and 48 values")
+endif()
+
+# The rectangular LP matrix with empty rows, including its last two.
+run(EXPECT 0 ARGS "${DATA_DIR}/lp_ship04l.mtx" --check --repeat 1 STDOUT "402 x 2166.*: ok")

@@ -1,0 +1,64 @@
+// Host references for the SpMV tests: a sparse matrix as an ordered map from (row, col) to value — built
+// one triplet at a time, mirrored and summed by the obvious loop — and y = A·x from it, in double.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "support/matrix_market.hpp"
+
+namespace dpt::test {
+
+using sparse_map = std::map<std::pair<std::int64_t, std::int64_t>, double>;
+
+// Every stored triplet, plus (j, i, ±v) for off-diagonal entries of symmetric files; repeats summed.
+inline sparse_map reference_matrix(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& cols,
+                                   const std::vector<double>& values, dpt::mtx::symmetry kind) {
+  sparse_map entries;
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    entries[{rows[k], cols[k]}] += values[k];
+    if (kind != dpt::mtx::symmetry::general && rows[k] != cols[k]) {
+      entries[{cols[k], rows[k]}] += kind == dpt::mtx::symmetry::symmetric ? values[k] : -values[k];
+    }
+  }
+  return entries;
+}
+
+inline sparse_map reference_matrix(const dpt::mtx::coo_matrix& m) {
+  return reference_matrix(m.row_indices, m.column_indices, m.values, m.kind);
+}
+
+// y = A·x in double, and per row Σ|a||x| and the number of terms, for error bounds.
+struct reference_product {
+  std::vector<double> y, magnitude;
+  std::vector<std::int64_t> terms;
+};
+
+inline reference_product reference_spmv(const sparse_map& entries, std::int64_t rows, const std::vector<double>& x) {
+  reference_product ref{std::vector<double>(static_cast<std::size_t>(rows)),
+                        std::vector<double>(static_cast<std::size_t>(rows)),
+                        std::vector<std::int64_t>(static_cast<std::size_t>(rows))};
+  for (const auto& [position, value] : entries) {
+    const auto r = static_cast<std::size_t>(position.first);
+    const double xv = x[static_cast<std::size_t>(position.second)];
+    ref.y[r] += value * xv;
+    ref.magnitude[r] += std::fabs(value) * std::fabs(xv);
+    ++ref.terms[r];
+  }
+  return ref;
+}
+
+// |computed − y| ≤ (terms + 2)·ε·Σ|a||x| per row: the bound of a sum of `terms` rounded products in precision
+// ε (plus rounding A and x to that precision), with room for the reference's own double rounding.
+template <class Value>
+bool within_rounding(double computed, std::size_t row, const reference_product& ref) {
+  const double eps = static_cast<double>(std::numeric_limits<Value>::epsilon());
+  const double bound = static_cast<double>(ref.terms[row] + 2) * eps * ref.magnitude[row];
+  return std::fabs(computed - ref.y[row]) <= bound;
+}
+
+}  // namespace dpt::test

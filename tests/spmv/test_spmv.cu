@@ -1,0 +1,257 @@
+// dpt::spmv and dpt::spmv_row_per_thread against a sequential CSR loop, on random matrices of awkward shapes
+// and on every real matrix in data/matrices, for float and double values and 32- and 64-bit indices.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <thrust/device_vector.h>
+#include <thrust/host_vector.h>
+#include <utility>
+#include <vector>
+
+#include <dpt/spmv.hpp>
+#include "spmv/reference.hpp"
+#include "support/device_csr.hpp"
+#include "support/matrix_market.hpp"
+
+namespace {
+
+struct host_csr {
+  std::int64_t rows = 0, cols = 0;
+  std::vector<std::int64_t> offsets{0}, columns;
+  std::vector<double> values;
+};
+
+struct shape {
+  const char* name;
+  std::int64_t rows, cols;
+  int mean_row_length;                // 0: no entries at all
+  double empty_row_fraction;          // > 0 also empties the last two rows
+  bool empty_columns;                 // only every third column is used
+  std::int64_t first_row_length = 0;  // > 0: row 0 has this many entries (one long row among short ones)
+};
+
+host_csr random_csr(const shape& s, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::bernoulli_distribution empty(s.empty_row_fraction);
+  std::uniform_int_distribution<int> length(1, 2 * std::max(s.mean_row_length, 1) - 1);
+  std::uniform_int_distribution<std::int64_t> column(0, std::max<std::int64_t>(s.cols - 1, 0));
+  std::uniform_real_distribution<double> value(-1, 1);
+  host_csr A;
+  A.rows = s.rows;
+  A.cols = s.cols;
+  for (std::int64_t r = 0; r < s.rows; ++r) {
+    const bool is_empty =
+        s.cols == 0 || s.mean_row_length == 0 || empty(rng) || (s.empty_row_fraction > 0 && r >= s.rows - 2);
+    const std::int64_t n = is_empty ? 0 : (r == 0 && s.first_row_length > 0) ? s.first_row_length : length(rng);
+    for (std::int64_t k = 0; k < n; ++k) {
+      const auto c = column(rng);
+      A.columns.push_back(s.empty_columns ? c / 3 * 3 : c);
+      A.values.push_back(value(rng));
+    }
+    A.offsets.push_back(static_cast<std::int64_t>(A.values.size()));
+  }
+  return A;
+}
+
+// The sequential reference: one dot product per row, in double.
+dpt::test::reference_product reference_spmv(const host_csr& A, const std::vector<double>& x) {
+  dpt::test::reference_product ref{std::vector<double>(static_cast<std::size_t>(A.rows)),
+                                   std::vector<double>(static_cast<std::size_t>(A.rows)),
+                                   std::vector<std::int64_t>(static_cast<std::size_t>(A.rows))};
+  for (std::size_t r = 0; r < static_cast<std::size_t>(A.rows); ++r) {
+    for (auto k = static_cast<std::size_t>(A.offsets[r]); k < static_cast<std::size_t>(A.offsets[r + 1]); ++k) {
+      const double term = A.values[k] * x[static_cast<std::size_t>(A.columns[k])];
+      ref.y[r] += term;
+      ref.magnitude[r] += std::fabs(term);
+    }
+    ref.terms[r] = A.offsets[r + 1] - A.offsets[r];
+  }
+  return ref;
+}
+
+template <class T>
+std::vector<double> to_double(const thrust::device_vector<T>& d) {
+  const thrust::host_vector<T> h = d;
+  return std::vector<double>(h.begin(), h.end());
+}
+
+// y from both dpt variants. y starts as 7777 everywhere, so a row that a variant forgets to write shows.
+struct both_results {
+  std::vector<double> lecture, row_per_thread;
+};
+
+template <class Index, class Value, class View>
+both_results run_both(const View& A, const std::vector<double>& x_host) {
+  const thrust::device_vector<Value> x(x_host.begin(), x_host.end());
+  thrust::device_vector<Value> y(static_cast<std::size_t>(A.rows), Value(7777));
+  const auto end = dpt::spmv(thrust::device, A, x.data(), y.data());
+  REQUIRE(end - y.data() == A.rows);
+  both_results results{to_double(y), {}};
+  thrust::fill(y.begin(), y.end(), Value(7777));
+  dpt::spmv_row_per_thread(thrust::device, A, x.data(), y.data());
+  results.row_per_thread = to_double(y);
+  return results;
+}
+
+template <class Index, class Value>
+both_results run_both(const host_csr& A, const std::vector<double>& x) {
+  const thrust::device_vector<Index> offsets(A.offsets.begin(), A.offsets.end()),
+      columns(A.columns.begin(), A.columns.end());
+  const thrust::device_vector<Value> values(A.values.begin(), A.values.end());
+  const auto view = dpt::make_csr_view(offsets.data(), columns.data(), values.data(), A.rows, A.cols,
+                                       static_cast<std::ptrdiff_t>(A.values.size()));
+  return run_both<Index, Value>(view, x);
+}
+
+template <class Value>
+void check_rows(const std::vector<double>& y, const dpt::test::reference_product& ref) {
+  REQUIRE(y.size() == ref.y.size());
+  int reported = 0;
+  for (std::size_t r = 0; r < y.size(); ++r) {
+    if (!dpt::test::within_rounding<Value>(y[r], r, ref) && reported++ < 5) {
+      FAIL_CHECK("row " << r << ": computed " << y[r] << ", reference " << ref.y[r] << " (" << ref.terms[r]
+                        << " terms)");
+    }
+  }
+  CHECK(reported == 0);
+}
+
+std::vector<double> random_x(std::int64_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  std::vector<double> x(static_cast<std::size_t>(n));
+  for (auto& v : x) v = uniform(rng);
+  return x;
+}
+
+}  // namespace
+
+#define DPT_SPMV_TYPES                                                                                    \
+  (std::pair<double, std::int32_t>), (std::pair<float, std::int32_t>), (std::pair<double, std::int64_t>), \
+      (std::pair<float, std::int64_t>)
+
+TEMPLATE_TEST_CASE("spmv computes the lecture's example", "[spmv]" DPT_BACKEND_TAG, DPT_SPMV_TYPES) {
+  using Value = typename TestType::first_type;
+  using Index = typename TestType::second_type;
+  host_csr A;
+  A.rows = A.cols = 4;
+  A.offsets = {0, 2, 3, 4, 7};
+  A.columns = {0, 2, 1, 2, 1, 2, 3};
+  A.values = {3, 1, 2, 4, 2, 6, 8};
+  const auto y = run_both<Index, Value>(A, {1, 2, 3, 4});
+  CHECK(y.lecture == std::vector<double>{6, 4, 12, 54});
+  CHECK(y.row_per_thread == std::vector<double>{6, 4, 12, 54});
+}
+
+TEMPLATE_TEST_CASE("spmv matches the sequential reference on random matrices", "[spmv]" DPT_BACKEND_TAG,
+                   DPT_SPMV_TYPES) {
+  using Value = typename TestType::first_type;
+  using Index = typename TestType::second_type;
+  const auto s = GENERATE(values<shape>({
+      {"0 x 0", 0, 0, 3, 0, false},
+      {"no rows", 0, 5, 3, 0, false},
+      {"no columns", 5, 0, 3, 0, false},
+      {"no entries", 97, 31, 0, 0, false},
+      {"1 x 1", 1, 1, 1, 0, false},
+      {"one row", 1, 1009, 300, 0, false},
+      {"one column", 1009, 1, 1, 0, false},
+      {"empty rows (the last two too) and empty columns", 1009, 997, 5, 0.3, true},
+      {"almost every row empty", 65537, 31, 2, 0.99, false},
+      {"tall", 65537, 31, 3, 0, false},
+      {"wide", 31, 65537, 2000, 0.1, true},
+      {"one long row among short ones", 1009, 100003, 2, 0.1, false, 100003},
+      {"large", 100003, 100003, 10, 0.01, false},
+  }));
+  INFO(s.name);
+  const auto A = random_csr(s, 17 + static_cast<std::uint64_t>(s.rows));
+  const auto x = random_x(s.cols, 5);
+  const auto ref = reference_spmv(A, x);
+  const auto y = run_both<Index, Value>(A, x);
+  SECTION("the lecture's composition: gather, map, segmented reduction") {
+    check_rows<Value>(y.lecture, ref);
+  }
+  SECTION("one task per row") {
+    check_rows<Value>(y.row_per_thread, ref);
+  }
+}
+
+namespace {
+
+// The facts that data/matrices/SOURCES.md lists for each file (checked there with SciPy).
+struct data_matrix {
+  const char* file;
+  std::int64_t rows, cols, stored, expanded, empty_rows;
+};
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("spmv matches the sequential reference on every matrix in data/matrices",
+                   "[spmv][data]" DPT_BACKEND_TAG, DPT_SPMV_TYPES) {
+  using Value = typename TestType::first_type;
+  using Index = typename TestType::second_type;
+  const auto expected = GENERATE(values<data_matrix>({
+      {"1138_bus.mtx", 1138, 1138, 2596, 4054, 0},
+      {"bcsstk01.mtx", 48, 48, 224, 400, 0},
+      {"west0067.mtx", 67, 67, 294, 294, 0},
+      {"lp_ship04l.mtx", 402, 2166, 6380, 6380, 42},
+      {"karate.mtx", 34, 34, 78, 156, 0},
+      {"curtis54.mtx", 54, 54, 291, 291, 0},
+      {"ca-GrQc.mtx", 5242, 5242, 14496, 28980, 0},
+      {"jazz.mtx", 198, 198, 2742, 5484, 0},
+      {"luxembourg_osm.mtx", 114599, 114599, 119666, 239332, 0},
+      {"bcsstk33.mtx", 8738, 8738, 300321, 591904, 0},
+  }));
+  INFO(expected.file);
+  const auto m = dpt::mtx::read_matrix(std::string(DPT_SOURCE_DIR "/data/matrices/") + expected.file);
+  CHECK(m.rows == expected.rows);
+  CHECK(m.cols == expected.cols);
+  CHECK(m.stored_entries() == expected.stored);
+
+  const auto A = dpt::app::to_device_csr<Index, Value>(m);
+  CHECK(A.nnz() == expected.expanded);
+  const auto entries = dpt::test::reference_matrix(m);
+  REQUIRE(static_cast<std::int64_t>(entries.size()) == A.nnz());
+
+  SECTION("the CSR structure equals the mirrored, ordered entries") {
+    const thrust::host_vector<Index> offsets = A.row_offsets, columns = A.column_indices;
+    const thrust::host_vector<Value> values = A.values;
+    std::vector<std::int64_t> empty_rows;
+    for (std::int64_t r = 0; r < m.rows; ++r) {
+      if (offsets[r] == offsets[r + 1]) empty_rows.push_back(r + 1);  // 1-based, as SOURCES.md lists them
+    }
+    CHECK(static_cast<std::int64_t>(empty_rows.size()) == expected.empty_rows);
+    if (std::string(expected.file) == "lp_ship04l.mtx") {
+      CHECK(empty_rows == std::vector<std::int64_t>{7,   9,   10,  11,  12,  18,  20,  21,  22,  23,  71,
+                                                    82,  119, 120, 128, 139, 143, 144, 157, 168, 205, 206,
+                                                    214, 225, 229, 230, 243, 254, 291, 292, 300, 311, 315,
+                                                    316, 329, 340, 377, 378, 386, 397, 401, 402});
+    }
+    std::size_t k = 0;
+    bool same = offsets[0] == 0;
+    for (const auto& [position, value] : entries) {
+      same = same && offsets[position.first] <= static_cast<Index>(k) &&
+             static_cast<Index>(k) < offsets[position.first + 1] && columns[k] == position.second &&
+             values[k] == static_cast<Value>(value);
+      ++k;
+    }
+    CHECK(same);
+  }
+  SECTION("y = A x for random x, and for x = 1 (exact for these integer-valued sums)") {
+    const auto x = random_x(m.cols, 23);
+    const auto ref = dpt::test::reference_spmv(entries, m.rows, x);
+    const auto y = run_both<Index, Value>(A.view(), x);
+    check_rows<Value>(y.lecture, ref);
+    check_rows<Value>(y.row_per_thread, ref);
+    if (m.value_field != dpt::mtx::field::real) {
+      const std::vector<double> ones(static_cast<std::size_t>(m.cols), 1.0);
+      const auto exact = dpt::test::reference_spmv(entries, m.rows, ones);
+      CHECK(run_both<Index, Value>(A.view(), ones).lecture == exact.y);
+    }
+    if (std::string(expected.file) == "lp_ship04l.mtx") {
+      CHECK(y.lecture[400] == 0);
+      CHECK(y.lecture[401] == 0);
+    }
+  }
+}
