@@ -22,6 +22,7 @@
 #include <thrust/tuple.h>
 
 #include <dpt/config.hpp>
+#include <dpt/scan.hpp>
 #include <dpt/detail/temporary_array.hpp>
 
 namespace dpt {
@@ -52,7 +53,7 @@ OutputIt find_repeats(const thrust::detail::execution_policy_base<DerivedPolicy>
   // map: flag each i whose element equals its right neighbour
   thrust::transform(exec, first, last - 1, first + 1, flags.begin(), detail::equals_right_neighbour{});
   // exclusive scan of the flags: how many repeats come before i, i.e. where i goes
-  thrust::exclusive_scan(exec, flags.begin(), flags.end(), positions.begin());
+  dpt::exclusive_scan(exec, flags.begin(), flags.end(), positions.begin(), std::ptrdiff_t{0});
   // scatter the flagged indices to their positions
   const auto indices = thrust::make_counting_iterator<index_type>(0);
   thrust::scatter_if(exec, indices, indices + pairs, positions.begin(), flags.begin(), result);

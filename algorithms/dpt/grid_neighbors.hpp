@@ -32,6 +32,7 @@
 #include <thrust/transform.h>
 
 #include <dpt/config.hpp>
+#include <dpt/scan.hpp>
 #include <dpt/detail/temporary_array.hpp>
 #include <dpt/grid.hpp>
 
@@ -169,7 +170,7 @@ std::ptrdiff_t neighbor_list_offsets(const thrust::detail::execution_policy_base
   count_neighbors(exec, grid, positions, sorted, radius, offsets_out);
   thrust::fill_n(exec, offsets_out + n, 1, offset_type(0));
   // exclusive scan of the counts: where each particle's list starts
-  thrust::exclusive_scan(exec, offsets_out, offsets_out + n + 1, offsets_out);
+  dpt::exclusive_scan(exec, offsets_out, offsets_out + n + 1, offsets_out, offset_type(0));
   return static_cast<std::ptrdiff_t>(detail::read_element(offsets_out + n));
 }
 

@@ -53,6 +53,7 @@
 #include <thrust/transform.h>
 
 #include <dpt/config.hpp>
+#include <dpt/scan.hpp>
 #include <dpt/detail/spin_lock.hpp>
 #include <dpt/detail/temporary_array.hpp>
 #include <dpt/grid.hpp>
@@ -88,7 +89,7 @@ void counts_to_offsets(const thrust::detail::execution_policy_base<DerivedPolicy
   using offset_type = ::cuda::std::iter_value_t<OffsetIt>;
   thrust::fill_n(exec, offsets + cells, 1, offset_type(0));
   // exclusive scan of the counts: where each cell's list starts
-  thrust::exclusive_scan(exec, offsets, offsets + cells + 1, offsets);
+  dpt::exclusive_scan(exec, offsets, offsets + cells + 1, offsets, offset_type(0));
 }
 
 // The cell of each particle, computed on the fly, after checking that every particle has one.

@@ -33,8 +33,7 @@ struct group_by_key_result {
 
 // Groups n pairs. Output capacity: keys_out ≥ n, offsets_out ≥ n + 1, values_out ≥ n (exactly n are written).
 // Keys come out in ascending order; each group keeps its values in input order.
-template <class DerivedPolicy, class KeyIt, class ValueIt, class KeyOutputIt, class OffsetOutputIt,
-          class ValueOutputIt>
+template <class DerivedPolicy, class KeyIt, class ValueIt, class KeyOutputIt, class OffsetOutputIt, class ValueOutputIt>
 group_by_key_result<KeyOutputIt, OffsetOutputIt> group_by_key(
     const thrust::detail::execution_policy_base<DerivedPolicy>& exec, KeyIt keys_first, KeyIt keys_last,
     ValueIt values_first, KeyOutputIt keys_out, OffsetOutputIt offsets_out, ValueOutputIt values_out) {

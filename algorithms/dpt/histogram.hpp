@@ -44,6 +44,7 @@
 #include <thrust/transform.h>
 
 #include <dpt/config.hpp>
+#include <dpt/scan.hpp>
 #include <dpt/detail/histogram_atomics.hpp>
 #include <dpt/histogram_bins.hpp>
 #include <dpt/detail/temporary_array.hpp>
@@ -118,7 +119,7 @@ void count_by_find_starts(const thrust::detail::execution_policy_base<DerivedPol
   thrust::scatter_if(exec, positions, positions + n, ids.begin(), heads, starts.begin());
   // fill empty starts: a reverse min-scan gives every empty bin the start of the next non-empty bin
   const auto reversed = thrust::make_reverse_iterator(starts.end());
-  thrust::inclusive_scan(exec, reversed, reversed + (slot_count + 1), reversed, ::cuda::minimum<>{});
+  dpt::inclusive_scan(exec, reversed, reversed + (slot_count + 1), reversed, ::cuda::minimum<>{});
   // bin sizes: differences of adjacent starts (0 for an empty bin)
   thrust::transform(exec, starts.begin() + 1, starts.end(), starts.begin(), slots, size_from_starts{});
 }

@@ -20,9 +20,10 @@
 //        slide's segmented scan → y = [6, 4, 12, 54]
 //
 // dpt::spmv is that composition: steps 1 and 2 are fused into the reduction's input with iterators (never
-// stored), step 3 scatters head flags and scans them, steps 4–5 are one thrust::reduce_by_key. Rows with no
-// entries produce no segment, so they are filled with 0. dpt::spmv_row_per_thread is the "one thread per
-// row" loop the lecture argues against, kept for comparison (bench/ measures both).
+// stored), step 3 scatters head flags and scans them (dpt::inclusive_scan, on every core on OMP and TBB), steps 4–5 are
+// one thrust::reduce_by_key. Rows with no entries produce no segment, so they are filled with 0.
+// dpt::spmv_row_per_thread is the "one thread per row" loop the lecture argues against, kept for comparison (bench/
+// measures both).
 #pragma once
 
 #include <algorithm>
@@ -44,6 +45,7 @@
 
 #include <dpt/config.hpp>
 #include <dpt/detail/temporary_array.hpp>
+#include <dpt/scan.hpp>
 
 namespace dpt {
 
@@ -150,7 +152,7 @@ OutputIt spmv(const thrust::detail::execution_policy_base<DerivedPolicy>& exec,
   const auto has_entries = detail::row_has_entries<OffsetIt>{A.row_offsets};
   thrust::scatter_if(exec, rows, rows + A.rows, A.row_offsets, thrust::make_transform_iterator(rows, has_entries),
                      row_ids.begin());
-  thrust::inclusive_scan(exec, row_ids.begin(), row_ids.end(), row_ids.begin(), ::cuda::maximum<>{});
+  dpt::inclusive_scan(exec, row_ids.begin(), row_ids.end(), row_ids.begin(), ::cuda::maximum<>{});
 
   // are there rows without entries? (reduce_by_key would emit nothing for them)
   const bool has_empty_rows = !thrust::all_of(exec, rows, rows + A.rows, has_entries);

@@ -329,7 +329,7 @@ int run(const options& o) {
               dpt::device_system_name());
 
   thrust::device_vector<Real> axis[Dim];
-  for (int a = 0; a < Dim; ++a) axis[a].assign(source.axis[a].begin(), source.axis[a].end());
+  for (int a = 0; a < Dim; ++a) axis[a] = thrust::device_vector<Real>(source.axis[a].begin(), source.axis[a].end());
   dpt::soa_positions<Dim, typename thrust::device_vector<Real>::const_iterator> positions;
   for (int a = 0; a < Dim; ++a) positions.axis[a] = axis[a].cbegin();
 

@@ -34,7 +34,9 @@ cli::cli(int argc, char* argv[], const std::set<std::string>& options, const std
   }
 }
 
-bool cli::has(const std::string& name) const { return values_.count(name) != 0; }
+bool cli::has(const std::string& name) const {
+  return values_.count(name) != 0;
+}
 
 std::optional<std::string> cli::get(const std::string& name) const {
   const auto it = values_.find(name);

@@ -61,8 +61,8 @@ chapter basics_chapter() {
 
   // filter: keep the even elements (map to flags, scan for positions, scatter)
   const auto kept_end = dpt::compact(thrust::device, d_a.begin(), d_a.end(), out.begin(), is_even{});
-  ch.examples.push_back({"filter keeping evens", a_text,
-                         show(thrust::host_vector<int>(out.begin(), kept_end)), "[8, 4, 6, 2, 8]"});
+  ch.examples.push_back(
+      {"filter keeping evens", a_text, show(thrust::host_vector<int>(out.begin(), kept_end)), "[8, 4, 6, 2, 8]"});
 
   // fold: combine every element into one value, starting from the seed 10
   const int folded = thrust::reduce(thrust::device, d_a.begin(), d_a.end(), 10);
@@ -105,8 +105,8 @@ chapter basics_chapter() {
     const std::vector<int> reversal{7, 6, 5, 4, 3, 2, 1, 0};
     const thrust::device_vector<int> d_reversal(reversal.begin(), reversal.end());
     thrust::scatter(thrust::device, d_a.begin(), d_a.end(), d_reversal.begin(), out.begin());
-    ch.examples.push_back({"scatter with index [7, 6, 5, 4, 3, 2, 1, 0]", a_text, show(to_host(out)),
-                           "[8, 2, 9, 3, 6, 4, 8, 3]"});
+    ch.examples.push_back(
+        {"scatter with index [7, 6, 5, 4, 3, 2, 1, 0]", a_text, show(to_host(out)), "[8, 2, 9, 3, 6, 4, 8, 3]"});
   }
   {
     // groupByKey: sort by key, then find where each key's group starts

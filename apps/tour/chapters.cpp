@@ -5,11 +5,7 @@ namespace dpt::tour {
 
 std::vector<chapter> all_chapters() {
   return {
-      basics_chapter(),
-      spmv_chapter(),
-      scan_kernels_chapter(),
-      grid_chapter(),
-      histogram_chapter(),
+      basics_chapter(), spmv_chapter(), scan_kernels_chapter(), grid_chapter(), histogram_chapter(),
   };
 }
 

@@ -9,10 +9,11 @@
 
 int main(int argc, char* argv[]) {
   if (argc > 1 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
-    std::printf("usage: dpt-tour\n\nPrints each worked example of the data-parallel-thinking lecture, computed by dpt\n"
-                "on this build's Thrust device system (%s), next to the slide's answer.\n"
-                "Exit status: 0 when every line matches, 1 otherwise.\n",
-                dpt::device_system_name());
+    std::printf(
+        "usage: dpt-tour\n\nPrints each worked example of the data-parallel-thinking lecture, computed by dpt\n"
+        "on this build's Thrust device system (%s), next to the slide's answer.\n"
+        "Exit status: 0 when every line matches, 1 otherwise.\n",
+        dpt::device_system_name());
     return 0;
   }
   if (argc > 1) {

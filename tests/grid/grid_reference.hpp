@@ -49,7 +49,9 @@ template <int Dim, class Real>
 struct device_particles {
   thrust::device_vector<Real> axis[Dim];
   explicit device_particles(const host_particles<Dim, Real>& p) {
-    for (int a = 0; a < Dim; ++a) axis[a].assign(p.axis[a].begin(), p.axis[a].end());
+    // construct rather than assign: Thrust 3.0.1's assign from an empty host range takes &*first of a null
+    // iterator, which UBSan (asan preset) reports
+    for (int a = 0; a < Dim; ++a) axis[a] = thrust::device_vector<Real>(p.axis[a].begin(), p.axis[a].end());
   }
   auto positions() const {
     using it = typename thrust::device_vector<Real>::const_iterator;

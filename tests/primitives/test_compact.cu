@@ -49,9 +49,17 @@ TEST_CASE("compact keeps the lecture's even numbers in order", "[primitives][com
 TEST_CASE("compact matches std::copy_if on random inputs", "[primitives][compact]" DPT_BACKEND_TAG) {
   const std::size_t n = GENERATE(from_range(dpt::test::interesting_sizes));
   CAPTURE(n);
-    const auto data = dpt::test::random_values<int>(n, 11 + n, -1000, 1000);
-    SECTION("about half kept") { check_compact(data, is_even{}); }
-    SECTION("nothing kept") { check_compact(data, greater_than{1000}); }
-    SECTION("everything kept") { check_compact(data, greater_than{-1001}); }
-    SECTION("a few kept") { check_compact(data, greater_than{990}); }
+  const auto data = dpt::test::random_values<int>(n, 11 + n, -1000, 1000);
+  SECTION("about half kept") {
+    check_compact(data, is_even{});
+  }
+  SECTION("nothing kept") {
+    check_compact(data, greater_than{1000});
+  }
+  SECTION("everything kept") {
+    check_compact(data, greater_than{-1001});
+  }
+  SECTION("a few kept") {
+    check_compact(data, greater_than{990});
+  }
 }

@@ -53,7 +53,8 @@ TEST_CASE("group_by_key reproduces the lecture's example", "[primitives][group_b
   CHECK(run_group_by_key(keys, values) == expected);
 }
 
-TEST_CASE("group_by_key matches the sequential reference on random pairs", "[primitives][group_by_key]" DPT_BACKEND_TAG) {
+TEST_CASE("group_by_key matches the sequential reference on random pairs",
+          "[primitives][group_by_key]" DPT_BACKEND_TAG) {
   for (const std::size_t n : dpt::test::interesting_sizes) {
     // Few distinct keys (long groups), many (short groups), and all keys equal (one group).
     for (const int distinct : {1, 7, 100000}) {
@@ -66,7 +67,8 @@ TEST_CASE("group_by_key matches the sequential reference on random pairs", "[pri
   }
 }
 
-TEST_CASE("group_by_key gives every element its own group when keys are distinct", "[primitives][group_by_key]" DPT_BACKEND_TAG) {
+TEST_CASE("group_by_key gives every element its own group when keys are distinct",
+          "[primitives][group_by_key]" DPT_BACKEND_TAG) {
   std::vector<int> keys(1009), values(1009);
   for (int i = 0; i < 1009; ++i) {
     keys[i] = 1008 - i;

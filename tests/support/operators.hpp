@@ -18,9 +18,7 @@ struct affine {
 
 // compose(f, g) = "f, then g": x → g.a·(f.a·x + f.b) + g.b. Associative, not commutative.
 struct compose {
-  DPT_HOST_DEVICE affine operator()(const affine& f, const affine& g) const {
-    return {g.a * f.a, g.a * f.b + g.b};
-  }
+  DPT_HOST_DEVICE affine operator()(const affine& f, const affine& g) const { return {g.a * f.a, g.a * f.b + g.b}; }
 };
 
 }  // namespace dpt::test

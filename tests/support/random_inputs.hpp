@@ -32,10 +32,14 @@ enum class segment_layout { one_segment, every_element, random_runs, first_unfla
 
 inline const char* name(segment_layout layout) {
   switch (layout) {
-    case segment_layout::one_segment: return "one segment";
-    case segment_layout::every_element: return "every element its own segment";
-    case segment_layout::random_runs: return "random segment lengths";
-    default: return "random segments, first flag unset";
+    case segment_layout::one_segment:
+      return "one segment";
+    case segment_layout::every_element:
+      return "every element its own segment";
+    case segment_layout::random_runs:
+      return "random segment lengths";
+    default:
+      return "random segments, first flag unset";
   }
 }
 
@@ -45,10 +49,18 @@ inline std::vector<int> head_flags(std::size_t n, segment_layout layout, std::ui
   std::bernoulli_distribution starts(0.1);
   for (std::size_t i = 0; i < n; ++i) {
     switch (layout) {
-      case segment_layout::one_segment: flags[i] = i == 0; break;
-      case segment_layout::every_element: flags[i] = 1; break;
-      case segment_layout::random_runs: flags[i] = i == 0 || starts(rng); break;
-      case segment_layout::first_unflagged: flags[i] = i != 0 && starts(rng); break;
+      case segment_layout::one_segment:
+        flags[i] = i == 0;
+        break;
+      case segment_layout::every_element:
+        flags[i] = 1;
+        break;
+      case segment_layout::random_runs:
+        flags[i] = i == 0 || starts(rng);
+        break;
+      case segment_layout::first_unflagged:
+        flags[i] = i != 0 && starts(rng);
+        break;
     }
   }
   return flags;

@@ -32,9 +32,37 @@ enum class warp_scan_algorithm { shared_memory, shuffle };
 template <class T, warp_scan_algorithm Algorithm = warp_scan_algorithm::shuffle>
 class WarpScan;
 
+namespace detail {
+
+// CUB's entry points, shared by both algorithms: each derives from this and supplies one
+// Scan(input, inclusive, exclusive, op) that gives every lane both of its prefixes.
+template <class Derived, class T>
+class warp_scan_entry_points {
+ public:
+  template <class Op>
+  __device__ void InclusiveScan(T input, T& output, Op op) {
+    T exclusive;
+    derived().Scan(input, output, exclusive, op);
+  }
+  template <class Op>
+  __device__ void ExclusiveScan(T input, T& output, T initial_value, Op op) {
+    T inclusive, exclusive;
+    derived().Scan(input, inclusive, exclusive, op);
+    output = lane_rank() == 0 ? initial_value : op(initial_value, exclusive);
+  }
+  __device__ void InclusiveSum(T input, T& output) { InclusiveScan(input, output, sum{}); }
+  __device__ void ExclusiveSum(T input, T& output) { ExclusiveScan(input, output, T{}, sum{}); }
+
+ private:
+  __device__ Derived& derived() { return static_cast<Derived&>(*this); }
+};
+
+}  // namespace detail
+
 // The lecture's scan_warp, with its barriers where every lane meets them.
 template <class T>
-class WarpScan<T, warp_scan_algorithm::shared_memory> {
+class WarpScan<T, warp_scan_algorithm::shared_memory>
+    : public detail::warp_scan_entry_points<WarpScan<T, warp_scan_algorithm::shared_memory>, T> {
  public:
   using TempStorage = detail::uninitialized_array<T, 32>;
 
@@ -62,20 +90,6 @@ class WarpScan<T, warp_scan_algorithm::shared_memory> {
     exclusive = lane_ > 0 ? slots_[lane_ - 1] : value;
   }
 
-  template <class Op>
-  __device__ void InclusiveScan(T input, T& output, Op op) {
-    T exclusive;
-    Scan(input, output, exclusive, op);
-  }
-  template <class Op>
-  __device__ void ExclusiveScan(T input, T& output, T initial_value, Op op) {
-    T inclusive, exclusive;
-    Scan(input, inclusive, exclusive, op);
-    output = lane_ == 0 ? initial_value : op(initial_value, exclusive);
-  }
-  __device__ void InclusiveSum(T input, T& output) { InclusiveScan(input, output, sum{}); }
-  __device__ void ExclusiveSum(T input, T& output) { ExclusiveScan(input, output, T{}, sum{}); }
-
  private:
   TempStorage& slots_;
   unsigned lane_;
@@ -83,7 +97,8 @@ class WarpScan<T, warp_scan_algorithm::shared_memory> {
 
 // The same rounds over registers: each lane fetches the value `shift` lanes to its left with __shfl_up_sync.
 template <class T>
-class WarpScan<T, warp_scan_algorithm::shuffle> {
+class WarpScan<T, warp_scan_algorithm::shuffle>
+    : public detail::warp_scan_entry_points<WarpScan<T, warp_scan_algorithm::shuffle>, T> {
  public:
   struct TempStorage {};  // shuffles need no shared memory
 
@@ -100,20 +115,6 @@ class WarpScan<T, warp_scan_algorithm::shuffle> {
     inclusive = value;
     exclusive = detail::shuffle_up(detail::full_warp, value, 1u);
   }
-
-  template <class Op>
-  __device__ void InclusiveScan(T input, T& output, Op op) {
-    T exclusive;
-    Scan(input, output, exclusive, op);
-  }
-  template <class Op>
-  __device__ void ExclusiveScan(T input, T& output, T initial_value, Op op) {
-    T inclusive, exclusive;
-    Scan(input, inclusive, exclusive, op);
-    output = lane_ == 0 ? initial_value : op(initial_value, exclusive);
-  }
-  __device__ void InclusiveSum(T input, T& output) { InclusiveScan(input, output, sum{}); }
-  __device__ void ExclusiveSum(T input, T& output) { ExclusiveScan(input, output, T{}, sum{}); }
 
  private:
   unsigned lane_;
