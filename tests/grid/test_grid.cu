@@ -151,7 +151,8 @@ TEST_CASE("build_grid reproduces the worked example", "[grid]" DPT_BACKEND_TAG) 
   CHECK(neighbors.counts == std::vector<std::int64_t>{1, 1, 0, 1, 0, 1});
 }
 
-TEMPLATE_TEST_CASE("build_grid matches the sequential reference in 2-D", "[grid]" DPT_BACKEND_TAG, float, double) {
+TEMPLATE_TEST_CASE("build_grid matches the sequential reference in 2-D", "[grid][large]" DPT_BACKEND_TAG, float,
+                   double) {
   const std::size_t n = GENERATE(from_range(dpt::test::interesting_sizes));
   const int layout = GENERATE(0, 1, 2, 3);
   const auto how = GENERATE(dpt::test::spread::uniform, dpt::test::spread::clustered);
@@ -161,7 +162,8 @@ TEMPLATE_TEST_CASE("build_grid matches the sequential reference in 2-D", "[grid]
   check_against_reference(run_build_grid(grid, p), dpt::test::reference_cells(grid, p));
 }
 
-TEMPLATE_TEST_CASE("build_grid matches the sequential reference in 3-D", "[grid]" DPT_BACKEND_TAG, float, double) {
+TEMPLATE_TEST_CASE("build_grid matches the sequential reference in 3-D", "[grid][large]" DPT_BACKEND_TAG, float,
+                   double) {
   const std::size_t n = GENERATE(0, 1, 2, 31, 1009, 65537);
   const int layout = GENERATE(0, 1, 2, 3);
   const auto how = GENERATE(dpt::test::spread::uniform, dpt::test::spread::clustered);
@@ -171,8 +173,8 @@ TEMPLATE_TEST_CASE("build_grid matches the sequential reference in 3-D", "[grid]
   check_against_reference(run_build_grid(grid, p), dpt::test::reference_cells(grid, p));
 }
 
-TEMPLATE_TEST_CASE("neighbour counts and lists match all pairs in 2-D", "[grid][neighbors]" DPT_BACKEND_TAG, float,
-                   double) {
+TEMPLATE_TEST_CASE("neighbour counts and lists match all pairs in 2-D", "[grid][neighbors][large]" DPT_BACKEND_TAG,
+                   float, double) {
   const std::size_t n = GENERATE(0, 1, 2, 3, 31, 97, 1009, 3001);
   const int side = GENERATE(1, 4, 10);
   const TestType radius_fraction = GENERATE(TestType(1), TestType(0.37));
@@ -184,8 +186,8 @@ TEMPLATE_TEST_CASE("neighbour counts and lists match all pairs in 2-D", "[grid][
   check_neighbors(grid, p, grid.cell_size(0) * radius_fraction);
 }
 
-TEMPLATE_TEST_CASE("neighbour counts and lists match all pairs in 3-D", "[grid][neighbors]" DPT_BACKEND_TAG, float,
-                   double) {
+TEMPLATE_TEST_CASE("neighbour counts and lists match all pairs in 3-D", "[grid][neighbors][large]" DPT_BACKEND_TAG,
+                   float, double) {
   const std::size_t n = GENERATE(0, 1, 2, 97, 2003);
   const int side = GENERATE(1, 3, 6);
   const auto how = GENERATE(dpt::test::spread::uniform, dpt::test::spread::clustered);

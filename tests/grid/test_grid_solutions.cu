@@ -74,8 +74,8 @@ TEST_CASE("the five solutions agree on the worked example", "[grid][solutions]" 
   }
 }
 
-TEMPLATE_TEST_CASE("the five solutions match the sequential reference in 2-D", "[grid][solutions]" DPT_BACKEND_TAG,
-                   float, double) {
+TEMPLATE_TEST_CASE("the five solutions match the sequential reference in 2-D",
+                   "[grid][solutions][large]" DPT_BACKEND_TAG, float, double) {
   const std::size_t n = GENERATE(0, 1, 2, 3, 31, 97, 1009, 65537, 1000003);
   const int side = GENERATE(1, 4, 33);
   const auto how = GENERATE(dpt::test::spread::uniform, dpt::test::spread::clustered);
@@ -85,13 +85,13 @@ TEMPLATE_TEST_CASE("the five solutions match the sequential reference in 2-D", "
                       dpt::test::random_particles<2, TestType>(n, 29 + n, how));
 }
 
-TEST_CASE("the five solutions match the sequential reference in 3-D", "[grid][solutions]" DPT_BACKEND_TAG) {
+TEST_CASE("the five solutions match the sequential reference in 3-D", "[grid][solutions][large]" DPT_BACKEND_TAG) {
   const std::size_t n = GENERATE(0, 1, 97, 65537);
   CAPTURE(n);
   check_all_solutions(dpt::test::unit_grid<3, float>({4, 3, 5}), dpt::test::random_particles<3, float>(n, 31 + n));
 }
 
-TEST_CASE("the five solutions on bad and extreme input", "[grid][solutions][errors]" DPT_BACKEND_TAG) {
+TEST_CASE("the five solutions on bad and extreme input", "[grid][solutions][errors][large]" DPT_BACKEND_TAG) {
   const auto solution = static_cast<grid_solution>(GENERATE(1, 2, 3, 4, 5));
   CAPTURE(dpt::name(solution));
   SECTION("a NaN, an infinity or a particle outside the domain is reported, nothing is written") {
