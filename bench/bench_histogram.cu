@@ -26,23 +26,6 @@ std::vector<float> histogram_values(std::int64_t n, bool skewed) {
   return values;
 }
 
-const char* method_name(histogram_method method) {
-  switch (method) {
-    case histogram_method::sort:
-      return "sort";
-    case histogram_method::upper_bound:
-      return "upper_bound";
-    case histogram_method::reduce_by_key:
-      return "reduce_by_key";
-    case histogram_method::atomic:
-      return "atomic";
-    case histogram_method::privatized:
-      return "privatized";
-    default:
-      return "cub";
-  }
-}
-
 }  // namespace
 
 void register_benchmarks() {
@@ -59,7 +42,7 @@ void register_benchmarks() {
       for (const auto method : methods) {
         if (!histogram_method_available(method)) continue;
         const double bytes = sizeof(float) * double(n) + sizeof(unsigned) * double(bins);
-        add(std::string("histogram/") + method_name(method) + "/" + case_name, n,
+        add(std::string("histogram/") + dpt::histogram_method_name(method) + "/" + case_name, n,
             [n, bins, skewed, method, bytes](benchmark::State& state) {
               const auto host_values = histogram_values(n, skewed);
               const thrust::device_vector<float> values(host_values.begin(), host_values.end());

@@ -35,23 +35,6 @@ std::ostream& operator<<(std::ostream& os, const histogram_outcome& h) {
   return os << "] below " << h.below << " above " << h.above << " nan " << h.nan;
 }
 
-const char* name(histogram_method m) {
-  switch (m) {
-    case histogram_method::sort:
-      return "sort";
-    case histogram_method::upper_bound:
-      return "upper_bound";
-    case histogram_method::reduce_by_key:
-      return "reduce_by_key";
-    case histogram_method::atomic:
-      return "atomic";
-    case histogram_method::privatized:
-      return "privatized";
-    default:
-      return "cub";
-  }
-}
-
 std::vector<histogram_method> available_methods() {
   std::vector<histogram_method> methods;
   for (auto m : {histogram_method::sort, histogram_method::upper_bound, histogram_method::reduce_by_key,
@@ -127,7 +110,7 @@ template <class Value, class Bound>
 void check_every_method(const std::vector<Value>& values, const dpt::even_bins<Bound>& bins,
                         const histogram_outcome& expected) {
   for (const auto method : available_methods()) {
-    INFO("method " << name(method));
+    INFO("method " << dpt::histogram_method_name(method));
     CHECK(run_histogram(values, bins, method) == expected);
   }
 }
@@ -143,7 +126,7 @@ TEST_CASE("every histogram method matches the sequential reference", "[histogram
   const auto method = GENERATE(from_range(available_methods()));
   const auto n = GENERATE(from_range(dpt::test::interesting_sizes));
   const int bins = GENERATE(1, 7, 1000);
-  INFO("method " << name(method) << ", n " << n << ", bins " << bins);
+  INFO("method " << dpt::histogram_method_name(method) << ", n " << n << ", bins " << bins);
 
   SECTION("double values, range given as doubles") {
     const auto values = random_sample<double>(n, 11 + n, -2.5, 7.0);
