@@ -12,24 +12,30 @@
 //
 //   (f1, v1) ⊕ (f2, v2) = (f1 | f2,  f2 ? v2 : v1 op v2)        "a head flag cuts off everything before it"
 //
-// which is associative whenever op is (op need not be commutative). So one dpt::inclusive_scan does it —
-// one pass, no segment-id temporary — and inherits dpt's multicore CPU path on OMP and TBB, where Thrust's
-// *_scan_by_key runs serially. The exclusive form scans the pairs (flag[i], flag[i] ? init : data[i−1]): each
-// segment starts from init and accumulates the element before the current one. The first element starts a
-// segment whether or not its flag is set.
+// which is associative whenever op is (op need not be commutative). So one scan does it — one pass, no
+// segment-id temporary. On CUDA and CPP that is one thrust::inclusive_scan over the pairs; the exclusive form
+// scans (flag[i], flag[i] ? init : data[i−1]), so each segment starts from init and accumulates the element
+// before the current one. On OMP and TBB, where Thrust's *_scan_by_key runs serially, the same scan of pairs
+// runs through dpt's multicore recipe (dpt/detail/slice_scan.hpp), its per-slice loops written out on plain
+// values: "running = head ? x : running op x". The first element starts a segment whether or not its flag is
+// set. The inclusive form may write over its input; the exclusive form needs a separate output.
 #pragma once
 
 #include <cstddef>
 #include <cuda/std/functional>
 #include <cuda/std/iterator>
+#include <optional>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/discard_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 #include <thrust/iterator/zip_iterator.h>
+#include <thrust/scan.h>
 #include <thrust/tuple.h>
+#include <thrust/type_traits/unwrap_contiguous_iterator.h>
 
 #include <dpt/config.hpp>
-#include <dpt/scan.hpp>
+#include <dpt/detail/slice_scan.hpp>
+#include <dpt/detail/streaming_store.hpp>
 
 namespace dpt {
 namespace detail {
@@ -75,31 +81,119 @@ OutputIt scan_head_flag_pairs(const thrust::detail::execution_policy_base<Derive
   const auto pairs = thrust::make_transform_iterator(thrust::make_counting_iterator<std::ptrdiff_t>(0), make_pair);
   const auto flags_dropped = thrust::make_zip_iterator(thrust::make_discard_iterator(), result);
   // segmented scan = one scan of (flag, value) pairs; a head flag restarts the running value
-  dpt::inclusive_scan(exec, pairs, pairs + n, flags_dropped, head_flag_op<T, AssociativeOp>{op});
+  thrust::inclusive_scan(exec, pairs, pairs + n, flags_dropped, head_flag_op<T, AssociativeOp>{op});
+  return result + n;
+}
+
+// The multicore recipe's reduce and walk of one slice, on the pairs (head[i], data[i]) without building them.
+// A total is (does the stretch hold a head, its value since the last head); the exclusive form folds `init`
+// in at every head, so its running value through i is the inclusive scan seeded with init, and element i's
+// output is the running value through i − 1 (init at a head). The walk reads only data[i] for element i.
+template <bool Exclusive, class InputIt, class FlagIt, class OutputIt, class T, class AssociativeOp>
+struct segmented_scan_loops {
+  using pair = thrust::tuple<bool, T>;
+  InputIt data;
+  FlagIt flags;
+  OutputIt output;
+  T init;
+  AssociativeOp op;
+  bool stream_output;  // write with streaming stores (dpt/detail/streaming_store.hpp)
+
+  // A head restarts the running value from the head's element.
+  T restart(const T& x) const { return Exclusive ? static_cast<T>(op(init, x)) : x; }
+
+  // Only the stretch after the slice's last head matters: look for that head from the end (a short search
+  // over the flags, usually within one segment), then fold from it. Without a head, fold the whole slice.
+  pair reduce(std::ptrdiff_t begin, std::ptrdiff_t end) const {
+    const auto in = data;
+    const auto heads = flags;
+    std::ptrdiff_t last_head = end - 1;
+    while (last_head > begin && !static_cast<bool>(heads[last_head])) --last_head;
+    const bool any_head = last_head == 0 || static_cast<bool>(heads[last_head]);
+    const T first = in[last_head];
+    T running = any_head ? restart(first) : first;
+    for (std::ptrdiff_t i = last_head + 1; i < end; ++i) running = static_cast<T>(op(running, T(in[i])));
+    return {any_head, running};
+  }
+
+  void prefetch(std::ptrdiff_t i) const {
+    prefetch_elements(data + i, walk_chunk);
+    prefetch_elements(flags + i, walk_chunk);
+  }
+
+  // `base` is never null: element 0 is a head, so whatever seeds the first slice is cut off.
+  pair scan(std::ptrdiff_t begin, std::ptrdiff_t end, const pair* base, index_range ahead) const {
+    return with_output_store<OutputIt>(stream_output, [&](auto store) {
+      const auto in = data;
+      const auto heads = flags;
+      const auto out = output;
+      T running = thrust::get<1>(*base);
+      const auto step = [&](std::ptrdiff_t i, bool head) {
+        const T x = in[i];  // read before writing: the inclusive form's output may alias its input
+        if constexpr (Exclusive) store(out, i, head ? init : running);
+        // heads come at no predictable place: compute both candidates, then select (no branch to mispredict)
+        const T continued = static_cast<T>(op(running, x));
+        running = head ? restart(x) : continued;
+        if constexpr (!Exclusive) store(out, i, running);
+      };
+      if (begin == 0 && begin < end) step(begin++, true);  // the first element starts a segment, flagged or not
+      walk_prefetching(begin, end, ahead, [this](std::ptrdiff_t a) { prefetch(a); },
+                       [&](std::ptrdiff_t i) { step(i, static_cast<bool>(heads[i])); });
+      return pair{true, running};  // element 0 is a head, so every prefix holds one
+    });
+  }
+};
+
+// The segmented scan through dpt's multicore recipe: the scan of (flag, value) pairs, slice by slice.
+template <bool Exclusive, class T, class DerivedPolicy, class InputIt, class FlagIt, class OutputIt,
+          class AssociativeOp>
+OutputIt multicore_segmented_scan(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, InputIt first,
+                                  std::ptrdiff_t n, FlagIt head_flags, OutputIt result, T init, AssociativeOp op,
+                                  slice_sizes sizes = slice_sizes::for_element_bytes(
+                                      sizeof(T) + sizeof(::cuda::std::iter_value_t<FlagIt>))) {
+  const segmented_scan_loops<Exclusive, thrust::try_unwrap_contiguous_iterator_t<InputIt>,
+                             thrust::try_unwrap_contiguous_iterator_t<FlagIt>,
+                             thrust::try_unwrap_contiguous_iterator_t<OutputIt>, T, AssociativeOp>
+      loops{thrust::try_unwrap_contiguous_iterator(first), thrust::try_unwrap_contiguous_iterator(head_flags),
+            thrust::try_unwrap_contiguous_iterator(result), init, op,
+            should_stream<thrust::try_unwrap_contiguous_iterator_t<OutputIt>>(n)};
+  // segmented scan = one scan of (flag, value) pairs, each core walking its slice from its base
+  run_slice_scan(exec, n, loops, std::optional(thrust::tuple<bool, T>(true, init)), head_flag_op<T, AssociativeOp>{op},
+                   sizes);
   return result + n;
 }
 
 }  // namespace detail
 
-// result[i] = data[s] ⊕ … ⊕ data[i], where s is the start of i's segment. Returns the end of the output.
+// result[i] = data[s] ⊕ … ⊕ data[i], where s is the start of i's segment. Returns the end of the output. The
+// output may be the input.
 template <class DerivedPolicy, class InputIt, class FlagIt, class OutputIt, class AssociativeOp = ::cuda::std::plus<>>
 OutputIt segmented_inclusive_scan(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, InputIt first,
                                   InputIt last, FlagIt head_flags, OutputIt result, AssociativeOp op = {}) {
   using T = ::cuda::std::iter_value_t<InputIt>;
   const auto n = static_cast<std::ptrdiff_t>(thrust::distance(first, last));
-  return detail::scan_head_flag_pairs<T>(exec, detail::inclusive_pair<T, InputIt, FlagIt>{first, head_flags}, n, result,
-                                         op);
+  if constexpr (detail::is_multicore_cpu_policy_v<DerivedPolicy>) {
+    return detail::multicore_segmented_scan<false>(exec, first, n, head_flags, result, T{}, op);
+  } else {
+    return detail::scan_head_flag_pairs<T>(exec, detail::inclusive_pair<T, InputIt, FlagIt>{first, head_flags}, n,
+                                           result, op);
+  }
 }
 
 // result[i] = init ⊕ data[s] ⊕ … ⊕ data[i−1]; every segment starts again from `init`, which must be an
-// identity of `op` for the result to mean "prefix of the segment". Returns the end of the output.
+// identity of `op` for the result to mean "prefix of the segment". Returns the end of the output, which must
+// not overlap the input.
 template <class DerivedPolicy, class InputIt, class FlagIt, class OutputIt, class T,
           class AssociativeOp = ::cuda::std::plus<>>
 OutputIt segmented_exclusive_scan(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, InputIt first,
                                   InputIt last, FlagIt head_flags, OutputIt result, T init, AssociativeOp op = {}) {
   const auto n = static_cast<std::ptrdiff_t>(thrust::distance(first, last));
-  return detail::scan_head_flag_pairs<T>(exec, detail::exclusive_pair<T, InputIt, FlagIt>{first, head_flags, init}, n,
-                                         result, op);
+  if constexpr (detail::is_multicore_cpu_policy_v<DerivedPolicy>) {
+    return detail::multicore_segmented_scan<true>(exec, first, n, head_flags, result, init, op);
+  } else {
+    return detail::scan_head_flag_pairs<T>(exec, detail::exclusive_pair<T, InputIt, FlagIt>{first, head_flags, init},
+                                           n, result, op);
+  }
 }
 
 }  // namespace dpt

@@ -2,7 +2,6 @@
 // boundary detection), optionally the other four solutions for comparison, and the radius-R neighbour counts;
 // timed per stage, checked against sequential references on request.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -18,10 +17,6 @@
 #include <thrust/reduce.h>
 #include <vector>
 
-#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
-#  include <cuda_runtime_api.h>
-#endif
-
 #include <dpt/config.hpp>
 #include <dpt/grid.hpp>
 #include <dpt/grid_neighbors.hpp>
@@ -31,10 +26,12 @@
 #include "support/cli.hpp"
 #include "support/errors.hpp"
 #include "support/output_file.hpp"
+#include "support/timing.hpp"
 
 namespace {
 
 using dpt::app::input_error;
+using dpt::app::time_ms;
 
 const char* const usage =
     "usage: dpt-grid [--input FILE.csv | --generate uniform|clustered --n N [--seed S]] --dims 4x4 | 4x4x4\n"
@@ -232,24 +229,6 @@ std::vector<double> choose_domain(const options& o, const particle_source& p) {
     bounds[dimensions + a] = hi;
   }
   return bounds;
-}
-
-// Thrust's algorithms on the default policies return when their work is done; the CUDA build synchronises
-// anyway, so that a stage's time cannot include an earlier stage's tail.
-void synchronize() {
-#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
-  const cudaError_t status = cudaDeviceSynchronize();
-  if (status != cudaSuccess) throw std::runtime_error(std::string("CUDA: ") + cudaGetErrorString(status));
-#endif
-}
-
-template <class Body>
-double time_ms(Body&& body) {
-  synchronize();
-  const auto start = std::chrono::steady_clock::now();
-  body();
-  synchronize();
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 using index_type = std::uint32_t;

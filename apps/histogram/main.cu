@@ -2,7 +2,6 @@
 // (map to bin ids, sort, find where each bin starts, sizes from the starts) and its rivals (binary search,
 // reduce_by_key, atomics, privatised atomics, CUB); every method timed, all checked to agree.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -17,10 +16,6 @@
 #include <variant>
 #include <vector>
 
-#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
-#  include <cuda_runtime_api.h>
-#endif
-
 #include <dpt/config.hpp>
 #include <dpt/histogram.hpp>
 #include "histogram/histogram_png.hpp"
@@ -28,6 +23,7 @@
 #include "support/cli.hpp"
 #include "support/errors.hpp"
 #include "support/output_file.hpp"
+#include "support/timing.hpp"
 
 namespace {
 
@@ -148,16 +144,6 @@ dpt::app::value_array generate_values(const options& o) {
   return values;
 }
 
-// Thrust's algorithms return when their work is done; under CUDA the device is synchronised around each timed
-// run anyway, so that a time never includes work queued before it.
-void synchronize() {
-#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
-  const cudaError_t status = cudaDeviceSynchronize();
-  if (status != cudaSuccess)
-    throw std::runtime_error(std::string("cudaDeviceSynchronize: ") + cudaGetErrorString(status));
-#endif
-}
-
 // NumPy's default range: the data's min and max (0..1 for no data), widened by 0.5 each way when they are
 // equal. NumPy computes the edges in the data's type when it takes the range from the data, so float data
 // gets float bounds here.
@@ -226,13 +212,11 @@ int run(const options& o, const std::vector<T>& values, const std::string& sourc
     std::vector<std::pair<const char*, double>> times;
     for (const auto& m : o.methods) {
       dpt::histogram(thrust::device, d_values.begin(), d_values.end(), bins, d_counts.begin(), m.method);  // warm-up
-      synchronize();
-      const auto start = std::chrono::steady_clock::now();
-      const auto result =
-          dpt::histogram(thrust::device, d_values.begin(), d_values.end(), bins, d_counts.begin(), m.method);
-      synchronize();
-      times.emplace_back(m.name,
-                         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      dpt::histogram_result result;
+      times.emplace_back(m.name, dpt::app::time_ms([&] {
+                           result = dpt::histogram(thrust::device, d_values.begin(), d_values.end(), bins,
+                                                   d_counts.begin(), m.method);
+                         }));
       const thrust::host_vector<unsigned long long> h = d_counts;
       const std::vector<unsigned long long> counts(h.begin(), h.end());
       if (reference.empty()) {

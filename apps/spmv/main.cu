@@ -2,7 +2,6 @@
 // gather + map + segmented reduction) on this build's device system, timed, and optionally checked against a
 // sequential double-precision CSR loop.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -14,10 +13,6 @@
 #include <thrust/host_vector.h>
 #include <vector>
 
-#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
-#  include <cuda_runtime_api.h>
-#endif
-
 #include <dpt/config.hpp>
 #include <dpt/spmv.hpp>
 #include "support/cli.hpp"
@@ -25,6 +20,7 @@
 #include "support/errors.hpp"
 #include "support/matrix_market.hpp"
 #include "support/output_file.hpp"
+#include "support/timing.hpp"
 
 namespace {
 
@@ -81,8 +77,8 @@ options parse_options(const dpt::app::cli& args) {
   return opt;
 }
 
-std::vector<double> make_x(const options& opt, std::int64_t cols) {
-  if (!opt.x_path.empty()) return dpt::mtx::read_vector(opt.x_path, cols);
+std::vector<double> make_x(const options& opt, std::int64_t cols, const dpt::mtx::storage& storage) {
+  if (!opt.x_path.empty()) return dpt::mtx::read_vector(opt.x_path, cols, storage);
   std::vector<double> x(static_cast<std::size_t>(cols), 1.0);
   if (opt.x_random) {
     std::mt19937_64 rng(opt.seed);
@@ -92,40 +88,8 @@ std::vector<double> make_x(const options& opt, std::int64_t cols) {
   return x;
 }
 
-// Float mode stores A and x as float: a finite double beyond float's range would silently become infinite.
-void require_float_range(const std::vector<double>& values, const std::string& what) {
-  const auto largest = static_cast<double>(std::numeric_limits<float>::max());
-  for (std::size_t k = 0; k < values.size(); ++k) {
-    if (std::fabs(values[k]) > largest) {
-      throw input_error(what + ": value " + std::to_string(values[k]) + " (entry " + std::to_string(k + 1) +
-                        ") exceeds the float range; use --precision double");
-    }
-  }
-}
-
-void synchronize() {
-#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
-  const cudaError_t status = cudaDeviceSynchronize();
-  if (status != cudaSuccess) throw std::runtime_error(std::string("CUDA: ") + cudaGetErrorString(status));
-#endif
-}
-
-// Median wall time of `repeat` calls (after one untimed warm-up call), in seconds.
-template <class Body>
-double median_seconds(int repeat, Body&& body) {
-  body();
-  synchronize();
-  std::vector<double> seconds;
-  for (int i = 0; i < repeat; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    body();
-    synchronize();
-    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(seconds.begin(), seconds.end());
-  const auto n = seconds.size();
-  return n % 2 ? seconds[n / 2] : 0.5 * (seconds[n / 2 - 1] + seconds[n / 2]);
-}
+// Float mode stores A and x as float: a value beyond float's range is an error on its line, not an infinity.
+const dpt::mtx::storage float_values{std::numeric_limits<float>::max(), "float (use --precision double)"};
 
 // The reference: every stored entry (and its mirror image) placed into rows by a sequential counting sort,
 // then one double-precision dot product per row. Also returns, per row, what the error bound needs.
@@ -219,10 +183,12 @@ int run(const options& opt, const dpt::mtx::coo_matrix& m, const std::vector<dou
   thrust::device_vector<Value> y(static_cast<std::size_t>(m.rows));
   const auto view = A.view();
 
-  const double seconds = median_seconds(opt.repeat, [&] { dpt::spmv(thrust::device, view, x.data(), y.data()); });
+  const double seconds =
+      1e-3 * dpt::app::median_ms(opt.repeat, [&] { dpt::spmv(thrust::device, view, x.data(), y.data()); });
   const thrust::host_vector<Value> y_device = y;  // the lecture composition's result, before y is reused
-  const double fused_seconds =
-      median_seconds(opt.repeat, [&] { dpt::spmv_row_per_thread(thrust::device, view, x.data(), y.data()); });
+  const double fused_seconds = 1e-3 * dpt::app::median_ms(opt.repeat, [&] {
+    dpt::spmv_row_per_thread(thrust::device, view, x.data(), y.data());
+  });
 
   const double nnz = static_cast<double>(A.nnz());
   const double bytes = nnz * (sizeof(Value) + sizeof(Index)) + static_cast<double>(m.rows + 1) * sizeof(Index) +
@@ -279,11 +245,9 @@ int main(int argc, char* argv[]) {
       return 0;
     }
     const options opt = parse_options(args);
-    const auto m = dpt::mtx::read_matrix(opt.matrix_path);
-    const auto x = make_x(opt, m.cols);
-    if (!opt.single_precision) return run_with_index<double>(opt, m, x);
-    require_float_range(m.values, opt.matrix_path);
-    require_float_range(x, opt.x_path.empty() ? "x" : opt.x_path);
-    return run_with_index<float>(opt, m, x);
+    const auto& storage = opt.single_precision ? float_values : dpt::mtx::as_double;
+    const auto m = dpt::mtx::read_matrix(opt.matrix_path, storage);
+    const auto x = make_x(opt, m.cols, storage);
+    return opt.single_precision ? run_with_index<float>(opt, m, x) : run_with_index<double>(opt, m, x);
   });
 }

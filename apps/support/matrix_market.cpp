@@ -164,7 +164,18 @@ double parse_real(std::string_view token, const line_reader& lines) {
   return value;
 }
 
-double parse_value(std::string_view token, field value_field, const line_reader& lines) {
+double parse_number(std::string_view token, field value_field, const line_reader& lines);
+
+// A value of the file's field that the caller's storage type can hold.
+double parse_value(std::string_view token, field value_field, const storage& type, const line_reader& lines) {
+  const double value = parse_number(token, value_field, lines);
+  if (std::fabs(value) > type.largest) {
+    throw lines.error("value " + quote(token) + " overflows a " + type.name);
+  }
+  return value;
+}
+
+double parse_number(std::string_view token, field value_field, const line_reader& lines) {
   if (value_field == field::integer) {
     if (token.empty()) throw lines.error("missing value");
     // values are kept as double, which holds every integer up to 2^53 exactly and no larger one
@@ -269,7 +280,7 @@ std::size_t plausible_entries(std::int64_t declared, std::size_t bytes_left) {
 
 }  // namespace
 
-coo_matrix parse_matrix(std::string_view text, const std::string& file_name) {
+coo_matrix parse_matrix(std::string_view text, const std::string& file_name, const storage& type) {
   check_not_empty(text, file_name);
   line_reader lines(text, file_name);
   const header h = parse_header(lines);
@@ -301,7 +312,7 @@ coo_matrix parse_matrix(std::string_view text, const std::string& file_name) {
     }
     const auto row = parse_index(next_token(line), lines, "row index", m.rows);
     const auto column = parse_index(next_token(line), lines, "column index", m.cols);
-    const double value = m.value_field == field::pattern ? 1.0 : parse_value(next_token(line), m.value_field, lines);
+    const double value = m.value_field == field::pattern ? 1.0 : parse_value(next_token(line), m.value_field, type, lines);
     const auto extra = next_token(line);
     if (!extra.empty()) throw lines.error("unexpected " + quote(extra) + " after the entry");
     if (m.kind == symmetry::skew_symmetric && row == column && value != 0) {
@@ -318,7 +329,8 @@ coo_matrix parse_matrix(std::string_view text, const std::string& file_name) {
   return m;
 }
 
-std::vector<double> parse_vector(std::string_view text, const std::string& file_name, std::int64_t expected_length) {
+std::vector<double> parse_vector(std::string_view text, const std::string& file_name, std::int64_t expected_length,
+                                 const storage& type) {
   check_not_empty(text, file_name);
   line_reader lines(text, file_name);
   const header h = parse_header(lines);
@@ -345,7 +357,7 @@ std::vector<double> parse_vector(std::string_view text, const std::string& file_
       throw lines.error("more entries than the " + std::to_string(length) + " declared on line " +
                         std::to_string(size_line));
     }
-    values.push_back(parse_value(next_token(line), h.value_field, lines));
+    values.push_back(parse_value(next_token(line), h.value_field, type, lines));
     const auto extra = next_token(line);
     if (!extra.empty()) throw lines.error("unexpected " + quote(extra) + " after the value");
   }
@@ -380,12 +392,12 @@ void append_number(std::string& out, double value) {
 
 }  // namespace
 
-coo_matrix read_matrix(const std::string& path) {
-  return parse_matrix(read_whole_file(path), path);
+coo_matrix read_matrix(const std::string& path, const storage& type) {
+  return parse_matrix(read_whole_file(path), path, type);
 }
 
-std::vector<double> read_vector(const std::string& path, std::int64_t expected_length) {
-  return parse_vector(read_whole_file(path), path, expected_length);
+std::vector<double> read_vector(const std::string& path, std::int64_t expected_length, const storage& type) {
+  return parse_vector(read_whole_file(path), path, expected_length, type);
 }
 
 void write_vector(std::ostream& out, const double* values, std::size_t n, const std::string& comment) {

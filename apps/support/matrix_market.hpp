@@ -11,8 +11,8 @@
 // skew-symmetric), and `array` real | integer general with one column (a dense vector). Complex and hermitian
 // files are rejected with a clear message. Every error is an app::input_error "FILE:LINE: what is wrong":
 // bad header, bad size line, too few or too many entries, an index that is 0 or out of range, a token that is
-// not a number, trailing tokens, values that are NaN, infinite or overflow a double. CRLF line ends, blank
-// lines and % comments anywhere are accepted.
+// not a number, trailing tokens, values that are NaN, infinite or overflow a double (or the caller's storage
+// type). CRLF line ends, blank lines and % comments anywhere are accepted.
 //
 // The reader keeps the entries as stored: symmetric files keep one triangle, duplicates stay duplicates.
 // (The format stores the lower triangle of a symmetric matrix; an entry above the diagonal is accepted and
@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -51,17 +52,27 @@ struct coo_matrix {
   std::int64_t stored_entries() const { return static_cast<std::int64_t>(values.size()); }
 };
 
+// The type the caller will store values in. Values are parsed as doubles; one beyond the type's largest
+// finite value (a float's, say) is an error on its line rather than an infinity later.
+struct storage {
+  double largest;
+  const char* name;  // in the error message: "value '1e39' overflows a NAME"
+};
+inline constexpr storage as_double{std::numeric_limits<double>::max(), "double"};
+inline constexpr storage as_float{std::numeric_limits<float>::max(), "float"};
+
 // Parses the text of a coordinate file. `file_name` is used in error messages only.
-coo_matrix parse_matrix(std::string_view text, const std::string& file_name);
+coo_matrix parse_matrix(std::string_view text, const std::string& file_name, const storage& type = as_double);
 
 // Parses the text of an array file with one column. With expected_length ≥ 0, a different length is an
 // error on the size line.
 std::vector<double> parse_vector(std::string_view text, const std::string& file_name,
-                                 std::int64_t expected_length = -1);
+                                 std::int64_t expected_length = -1, const storage& type = as_double);
 
 // The same, reading the whole file first (one read into one buffer: fast, and no iostreams on the hot path).
-coo_matrix read_matrix(const std::string& path);
-std::vector<double> read_vector(const std::string& path, std::int64_t expected_length = -1);
+coo_matrix read_matrix(const std::string& path, const storage& type = as_double);
+std::vector<double> read_vector(const std::string& path, std::int64_t expected_length = -1,
+                                const storage& type = as_double);
 
 // Writes a dense vector as `matrix array real general`, one value per line with 17 significant digits (enough
 // for every double to read back exactly). NaN and infinity have no Matrix Market spelling: std::domain_error.

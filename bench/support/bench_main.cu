@@ -17,7 +17,7 @@ namespace dpt::bench {
 namespace {
 
 options the_options;
-std::map<double, double> copy_bandwidths;  // bytes moved → bytes/s
+std::map<double, std::vector<double>> copy_bandwidths;  // bytes moved → bytes/s of each repetition
 
 bool parse_int_flag(const char* arg, const char* name, int& value) {
   const auto length = std::strlen(name);
@@ -71,15 +71,23 @@ std::vector<std::int64_t> sizes(int cap_log2) {
 }
 
 void record_copy_bandwidth(double bytes, double bytes_per_second) {
-  copy_bandwidths[bytes] = bytes_per_second;
+  copy_bandwidths[bytes].push_back(bytes_per_second);
+}
+
+// The median over the copy's repetitions (--benchmark_repetitions), so that one lucky or unlucky copy does not
+// move every fraction.
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const auto n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
 double copy_bandwidth(double bytes) {
   double best = 0, best_distance = 0;
-  for (const auto& [copy_bytes, bandwidth] : copy_bandwidths) {
+  for (const auto& [copy_bytes, bandwidths] : copy_bandwidths) {
     const double distance = std::abs(std::log2(copy_bytes) - std::log2(bytes));
     if (best == 0 || distance < best_distance) {
-      best = bandwidth;
+      best = median(bandwidths);
       best_distance = distance;
     }
   }

@@ -12,6 +12,7 @@
 
 #include <dpt/kernels/device_scan.hpp>
 #include <dpt/kernels/scan_each.hpp>
+#include "custom_kernels/scan_inputs.hpp"
 #include "support/operators.hpp"
 #include "support/random_inputs.hpp"
 
@@ -22,42 +23,20 @@ using dpt::test::affine;
 
 // ---- inputs, operators and references ----------------------------------------------------------------------
 
-// Sums as the operator for numbers; composition of affine maps, which does not commute, for `affine`.
 template <class T>
-struct scan_op {
-  using type = k::sum;
-};
-template <>
-struct scan_op<affine> {
-  using type = dpt::test::compose;
-};
-template <class T>
-using op_t = typename scan_op<T>::type;
+using op_t = dpt::test::scan_op_t<T>;
 
 template <class T>
 T initial_value() {
-  if constexpr (std::is_same_v<T, affine>)
-    return affine{3, 7};
-  else
-    return T(5);
+  return dpt::test::scan_initial_value<T>(5);
 }
 
 // Floating-point inputs are small integers, so every partial sum is exact (|sum| < 2^24) whatever the order of
 // combination: the comparison can be exact for every type.
 template <class T>
 std::vector<T> inputs(std::size_t n, std::uint64_t seed) {
-  if constexpr (std::is_same_v<T, affine>) {
-    const auto a = dpt::test::random_values<std::uint32_t>(n, seed, 0, 0xffffffffu);
-    const auto b = dpt::test::random_values<std::uint32_t>(n, seed + 1, 0, 0xffffffffu);
-    std::vector<affine> maps(n);
-    for (std::size_t i = 0; i < n; ++i) maps[i] = affine{a[i], b[i]};
-    return maps;
-  } else if constexpr (std::is_floating_point_v<T>) {
-    const auto ints = dpt::test::random_values<int>(n, seed, -8, 8);
-    return std::vector<T>(ints.begin(), ints.end());
-  } else {
-    return dpt::test::random_values<T>(n, seed, -100, 100);
-  }
+  return std::is_floating_point_v<T> ? dpt::test::scan_inputs<T>(n, seed, -8, 8, true)
+                                     : dpt::test::scan_inputs<T>(n, seed, -100, 100, true);
 }
 
 template <class T, class Op>

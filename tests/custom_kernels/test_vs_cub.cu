@@ -26,6 +26,7 @@
 
 #include <dpt/kernels/device_scan.hpp>
 #include <dpt/kernels/scan_each.hpp>
+#include "custom_kernels/scan_inputs.hpp"
 #include "support/operators.hpp"
 #include "support/random_inputs.hpp"
 
@@ -35,37 +36,18 @@ namespace k = dpt::kernels;
 using dpt::test::affine;
 
 template <class T>
-struct scan_op {
-  using type = k::sum;
-};
-template <>
-struct scan_op<affine> {
-  using type = dpt::test::compose;
-};
-template <class T>
-using op_t = typename scan_op<T>::type;
+using op_t = dpt::test::scan_op_t<T>;
 
 template <class T>
 T initial_value() {
-  if constexpr (std::is_same_v<T, affine>)
-    return affine{3, 7};
-  else
-    return T(0);
+  return dpt::test::scan_initial_value<T>(0);
 }
 
+// Floating-point inputs are uniform in [−1, 1]: sums round, and check_close allows for it.
 template <class T>
 std::vector<T> inputs(std::size_t n, std::uint64_t seed) {
-  if constexpr (std::is_same_v<T, affine>) {
-    const auto a = dpt::test::random_values<std::uint32_t>(n, seed, 0, 0xffffffffu);
-    const auto b = dpt::test::random_values<std::uint32_t>(n, seed + 1, 0, 0xffffffffu);
-    std::vector<affine> maps(n);
-    for (std::size_t i = 0; i < n; ++i) maps[i] = affine{a[i], b[i]};
-    return maps;
-  } else if constexpr (std::is_floating_point_v<T>) {
-    return dpt::test::random_values<T>(n, seed, T(-1), T(1));
-  } else {
-    return dpt::test::random_values<T>(n, seed, -1000, 1000);
-  }
+  return std::is_floating_point_v<T> ? dpt::test::scan_inputs<T>(n, seed, -1, 1, false)
+                                     : dpt::test::scan_inputs<T>(n, seed, -1000, 1000, true);
 }
 
 // Compares element by element; `segment` restarts the prefix magnitudes (32 for warps, BlockThreads for blocks).

@@ -5,39 +5,10 @@
 set -uo pipefail
 app=$1
 data=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
+source "$(dirname "${BASH_SOURCE[0]}")/../support/app_test_lib.sh"
 
-fail() {
-  echo "FAILED: $*"
-  failures=$((failures + 1))
-}
-
-# A CUDA build on a machine without a GPU cannot run the app: report "skipped" (ctest's code 77), not a pass.
-if ! "$app" --input "$data/seven.csv" --dims 4x4 >"$work/probe.out" 2>&1; then
-  if grep -qi "cuda" "$work/probe.out"; then
-    echo "skipped: no device"
-    exit 77
-  fi
-fi
-
+skip_without_device --input "$data/seven.csv" --dims 4x4
 outputs=(--cells-out "$work/cells.txt" --neighbors-out "$work/neighbors.txt" --png "$work/grid.png")
-
-# expect_bad "what it is" "message fragment" ARGS... — exit status 2, the fragment on stderr, no files written
-expect_bad() {
-  local name=$1 fragment=$2
-  shift 2
-  "$app" "$@" "${outputs[@]}" >"$work/stdout" 2>"$work/stderr"
-  local status=$?
-  [[ $status -eq 2 ]] || fail "$name: exit status $status, expected 2 ($(cat "$work/stderr"))"
-  grep -qF -- "$fragment" "$work/stderr" || fail "$name: stderr lacks '$fragment': $(cat "$work/stderr")"
-  [[ $(wc -l <"$work/stderr") -eq 1 ]] || fail "$name: error is not one line: $(cat "$work/stderr")"
-  local left
-  left=$(ls "$work" | grep -v -e '^stdout$' -e '^stderr$' -e '^probe.out$')
-  [[ -z $left ]] || fail "$name: left files behind: $left"
-  rm -f "$work"/cells.txt* "$work"/neighbors.txt* "$work"/grid.png*
-}
 
 expect_bad "malformed number" "bad_number.csv:4: y: 'abc' is not a number" \
   --input "$data/bad_number.csv" --dims 4x4 --radius 0.1
@@ -93,8 +64,4 @@ else
   fail "empty input: exit status $?: $(cat "$work/stderr")"
 fi
 
-if ((failures > 0)); then
-  echo "$failures failures"
-  exit 1
-fi
-echo "dpt-grid app test: all cases passed"
+finish dpt-grid

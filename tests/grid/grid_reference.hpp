@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <dpt/grid.hpp>
+#include "support/to_std.hpp"
 
 namespace dpt::test {
 
@@ -117,12 +118,6 @@ std::vector<std::vector<std::int64_t>> brute_force_neighbors(const host_particle
     }
   }
   return neighbors;
-}
-
-template <class T>
-std::vector<T> to_std(const thrust::device_vector<T>& d) {
-  const thrust::host_vector<T> h = d;
-  return std::vector<T>(h.begin(), h.end());
 }
 
 }  // namespace dpt::test

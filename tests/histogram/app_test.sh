@@ -6,40 +6,10 @@ set -uo pipefail
 app=$1
 data=$2
 build=$3
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
+source "$(dirname "${BASH_SOURCE[0]}")/../support/app_test_lib.sh"
 
-fail() {
-  echo "FAILED: $*"
-  failures=$((failures + 1))
-}
-
-# A CUDA build on a machine without a GPU cannot run the app: report "skipped" (ctest's code 77), not a pass.
-if ! "$app" --input "$data/constant.txt" --bins 4 >"$work/probe.out" 2>&1; then
-  if grep -qi "cuda" "$work/probe.out"; then
-    echo "skipped: no device"
-    exit 77
-  fi
-fi
-rm -f "$work/probe.out"
-
+skip_without_device --input "$data/constant.txt" --bins 4
 outputs=(--out "$work/counts.txt" --png "$work/histogram.png")
-
-# expect_bad "what it is" "message fragment" ARGS... — exit status 2, the fragment on stderr, no files written
-expect_bad() {
-  local name=$1 fragment=$2
-  shift 2
-  "$app" "$@" "${outputs[@]}" >"$work/stdout" 2>"$work/stderr"
-  local status=$?
-  [[ $status -eq 2 ]] || fail "$name: exit status $status, expected 2 ($(cat "$work/stderr"))"
-  grep -qF -- "$fragment" "$work/stderr" || fail "$name: stderr lacks '$fragment': $(cat "$work/stderr")"
-  [[ $(wc -l <"$work/stderr") -eq 1 ]] || fail "$name: error is not one line: $(cat "$work/stderr")"
-  local left
-  left=$(ls "$work" | grep -v -e '^stdout$' -e '^stderr$' -e '^bad.f32$' -e '^ok.f32$' -e '^ok.u8$')
-  [[ -z $left ]] || fail "$name: left files behind: $left"
-  rm -f "$work"/counts.txt* "$work"/histogram.png*
-}
 
 # expect_counts "what it is" "c0 c1 ..." ARGS... — exit status 0 and --out holds those counts, one per line
 expect_counts() {
@@ -93,8 +63,4 @@ expect_counts "generated, every method" "$(tr '\n' ' ' <"$work/zipf.txt" | sed '
 rm -f "$work/zipf.txt"
 "$app" --help >/dev/null || fail "--help exits $?"
 
-if ((failures > 0)); then
-  echo "$failures dpt-histogram checks failed"
-  exit 1
-fi
-echo "all dpt-histogram checks passed"
+finish dpt-histogram

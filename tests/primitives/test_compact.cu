@@ -10,6 +10,8 @@
 
 #include <dpt/compact.hpp>
 #include "support/random_inputs.hpp"
+#include "support/sliced_cpu_policy.hpp"
+#include <dpt/detail/streaming_store.hpp>
 
 namespace {
 
@@ -62,4 +64,29 @@ TEST_CASE("compact matches std::copy_if on random inputs", "[primitives][compact
   SECTION("a few kept") {
     check_compact(data, greater_than{990});
   }
+}
+
+TEST_CASE("the sliced CPU compaction is right for every slice length and round count",
+          "[primitives][compact]" DPT_BACKEND_TAG) {
+  const std::size_t n = GENERATE(0u, 1u, 2u, 3u, 31u, 97u, 1009u, 65537u);
+  const std::ptrdiff_t slice_length = GENERATE(from_range(dpt::test::tiny_slice_lengths));
+  const int threshold = GENERATE(-1001, 0, 990, 1000);  // keep all, about half, a few, none
+  CAPTURE(n, slice_length, threshold);
+  const auto data = dpt::test::random_values<int>(n, 31 + n, -1000, 1000);
+  std::vector<int> expected;
+  std::copy_if(data.begin(), data.end(), std::back_inserter(expected), greater_than{threshold});
+
+  std::vector<int> out(n, -1);
+  const auto end = dpt::detail::multicore_compact(dpt::test::sliced_cpu_policy, data.data(), n, out.data(),
+                                                  greater_than{threshold}, dpt::test::tiny_slices(slice_length));
+  REQUIRE(end - out.data() == static_cast<std::ptrdiff_t>(expected.size()));
+  CHECK(std::vector<int>(out.data(), end) == expected);
+  CHECK(std::all_of(end, out.data() + n, [](int x) { return x == -1; }));  // nothing written past the end
+}
+
+TEST_CASE("compact streams outputs larger than the caches and stays right", "[primitives][compact]" DPT_BACKEND_TAG) {
+  const std::size_t n = 9000011;  // > 32 MiB of int32: the multicore path writes with streaming stores
+  REQUIRE(dpt::detail::should_stream<int*>(static_cast<std::ptrdiff_t>(n)) == bool(DPT_HAVE_STREAMING_STORES));
+  const auto data = dpt::test::random_values<int>(n, 67, -1000, 1000);
+  check_compact(data, is_even{});
 }

@@ -10,8 +10,13 @@
 #include <dpt/scan.hpp>
 #include "support/operators.hpp"
 #include "support/random_inputs.hpp"
+#include "support/sliced_cpu_policy.hpp"
+#include "support/to_std.hpp"
+#include <dpt/detail/streaming_store.hpp>
 
 namespace {
+
+using dpt::test::to_std;
 
 // Host reference: one running value, left to right.
 template <class T, class Op>
@@ -32,28 +37,6 @@ std::vector<T> reference_exclusive_scan(const std::vector<T>& data, T init, Op o
   return out;
 }
 
-template <class T>
-std::vector<T> to_std(const thrust::device_vector<T>& d) {
-  thrust::host_vector<T> h = d;
-  return {h.begin(), h.end()};
-}
-
-std::vector<dpt::test::affine> random_affine_maps(std::size_t n, std::uint64_t seed) {
-  const auto a = dpt::test::random_values<std::uint32_t>(n, seed, 0, 1u << 30);
-  const auto b = dpt::test::random_values<std::uint32_t>(n, seed + 1, 0, 1u << 30);
-  std::vector<dpt::test::affine> maps(n);
-  for (std::size_t i = 0; i < n; ++i) maps[i] = {a[i] | 1u, b[i]};
-  return maps;
-}
-
-// The sliced path itself, with slices far shorter than a cache so that tiny inputs still take many rounds,
-// short last slices and empty slices (and no input is too small to be sliced). On CPU device systems it runs on the
-// device policy (all cores); in a CUDA build it runs the same host code on thrust::host.
-#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
-constexpr const auto& cpu_policy = thrust::host;
-#else
-constexpr const auto& cpu_policy = thrust::device;
-#endif
 
 }  // namespace
 
@@ -91,7 +74,7 @@ TEST_CASE("scan keeps the order of a non-commutative operator", "[primitives][sc
   using dpt::test::compose;
   const std::size_t n = GENERATE(from_range(dpt::test::interesting_sizes));
   CAPTURE(n);
-  const auto data = random_affine_maps(n, 43 + n);
+  const auto data = dpt::test::random_affine_maps(n, 43 + n);
   const thrust::device_vector<affine> d_data(data.begin(), data.end());
   thrust::device_vector<affine> d_out(n);
 
@@ -118,29 +101,49 @@ TEST_CASE("scan reproduces the lecture's example", "[primitives][scan]" DPT_BACK
 TEST_CASE("the sliced CPU scan is right for every slice length and round count", "[primitives][scan]" DPT_BACKEND_TAG) {
   using dpt::test::affine;
   using dpt::test::compose;
+  using dpt::test::sliced_cpu_policy;
   const std::size_t n = GENERATE(0u, 1u, 2u, 3u, 31u, 97u, 1009u, 65537u);
-  const std::ptrdiff_t slice_length = GENERATE(1, 2, 3, 7, 64, 1000);
+  const std::ptrdiff_t slice_length = GENERATE(from_range(dpt::test::tiny_slice_lengths));
   CAPTURE(n, slice_length);
-  const auto data = random_affine_maps(n, 47 + n);
+  const auto data = dpt::test::random_affine_maps(n, 47 + n);
+  const auto slices = dpt::test::tiny_slices(slice_length);
   std::vector<affine> out(n);
 
   SECTION("inclusive") {
-    const auto end = dpt::detail::multicore_scan<false>(cpu_policy, data.data(), data.data() + n, out.data(), affine{},
-                                                        compose{}, slice_length, 0);
+    const auto end = dpt::detail::multicore_scan<false>(sliced_cpu_policy, data.data(), data.data() + n, out.data(),
+                                                        affine{}, compose{}, slices);
     CHECK(end == out.data() + n);
     CHECK(out == reference_inclusive_scan(data, compose{}));
   }
   SECTION("exclusive") {
     const affine start{5, 2};
-    const auto end = dpt::detail::multicore_scan<true>(cpu_policy, data.data(), data.data() + n, out.data(), start,
-                                                       compose{}, slice_length, 0);
+    const auto end = dpt::detail::multicore_scan<true>(sliced_cpu_policy, data.data(), data.data() + n, out.data(),
+                                                       start, compose{}, slices);
     CHECK(end == out.data() + n);
     CHECK(out == reference_exclusive_scan(data, start, compose{}));
   }
   SECTION("inclusive, in place") {
     out = data;
-    dpt::detail::multicore_scan<false>(cpu_policy, out.data(), out.data() + n, out.data(), affine{}, compose{},
-                                       slice_length, 0);
+    dpt::detail::multicore_scan<false>(sliced_cpu_policy, out.data(), out.data() + n, out.data(), affine{}, compose{},
+                                       slices);
     CHECK(out == reference_inclusive_scan(data, compose{}));
+  }
+}
+
+TEST_CASE("scan streams outputs larger than the caches and stays right", "[primitives][scan]" DPT_BACKEND_TAG) {
+  const std::size_t n = 9000011;  // > 32 MiB of int32: the multicore path writes with streaming stores
+  REQUIRE(dpt::detail::should_stream<int*>(static_cast<std::ptrdiff_t>(n)) == bool(DPT_HAVE_STREAMING_STORES));
+  const auto data = dpt::test::random_values<int>(n, 53, -1000, 1000);
+  const thrust::device_vector<int> d_data(data.begin(), data.end());
+  thrust::device_vector<int> d_out(n, -7);
+
+  SECTION("inclusive sums") {
+    dpt::inclusive_scan(thrust::device, d_data.begin(), d_data.end(), d_out.begin());
+    CHECK(to_std(d_out) == reference_inclusive_scan(data, std::plus<>{}));
+  }
+  SECTION("exclusive sums in place") {
+    thrust::device_vector<int> d_inout = d_data;
+    dpt::exclusive_scan(thrust::device, d_inout.begin(), d_inout.end(), d_inout.begin(), 3);
+    CHECK(to_std(d_inout) == reference_exclusive_scan(data, 3, std::plus<>{}));
   }
 }

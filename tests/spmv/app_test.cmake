@@ -62,6 +62,12 @@ run(EXPECT 2 ARGS "${WORK_DIR}/lecture.mtx" --x "${WORK_DIR}/x_short.mtx" --out 
     STDERR "x_short.mtx:2: the vector has 3 entries, expected 4")
 expect_no_output("${WORK_DIR}/y_short.mtx")
 
+file(WRITE "${WORK_DIR}/huge.mtx" "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2 1e39\n")
+run(EXPECT 0 ARGS "${WORK_DIR}/huge.mtx" --repeat 1 STDOUT "2 x 2")
+run(EXPECT 2 ARGS "${WORK_DIR}/huge.mtx" --precision float --out "${WORK_DIR}/y_huge.mtx"
+    STDERR "huge.mtx:4: value '1e39' overflows a float \\(use --precision double\\)")
+expect_no_output("${WORK_DIR}/y_huge.mtx")
+
 file(WRITE "${WORK_DIR}/complex.mtx" "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n")
 run(EXPECT 2 ARGS "${WORK_DIR}/complex.mtx" --check STDERR "complex.mtx:1: complex matrices are not supported")
 run(EXPECT 2 ARGS "${WORK_DIR}/missing.mtx" STDERR "missing.mtx: cannot open")

@@ -143,6 +143,24 @@ TEST_CASE("Matrix Market vectors: every malformed file is an error naming file a
   CHECK_THAT(message, Catch::Contains(bad.message));
 }
 
+TEST_CASE("Matrix Market values beyond the caller's storage type are an error on their line",
+          "[spmv][matrix_market]" DPT_BACKEND_TAG) {
+  using dpt::mtx::as_float;
+  SECTION("a matrix entry that a float cannot hold") {
+    const char* text = "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 3e38\n% c\n2 2 -4e38\n";
+    CHECK(parse_matrix(text, "a.mtx").values == std::vector<double>{3e38, -4e38});  // fine as doubles
+    CHECK(error_of([&] { parse_matrix(text, "a.mtx", as_float); }) == "a.mtx:5: value '-4e38' overflows a float");
+  }
+  SECTION("a vector entry that a float cannot hold") {
+    const char* text = "%%MatrixMarket matrix array real general\n2 1\n1e39\n2\n";
+    CHECK(error_of([&] { parse_vector(text, "x.mtx", 2, as_float); }) == "x.mtx:3: value '1e39' overflows a float");
+  }
+  SECTION("float's largest value itself is accepted") {
+    const char* text = "%%MatrixMarket matrix array real general\n1 1\n3.4028234663852886e38\n";
+    CHECK(parse_vector(text, "x.mtx", 1, as_float) == std::vector<double>{3.4028234663852886e38});
+  }
+}
+
 TEST_CASE("Matrix Market files are read as stored", "[spmv][matrix_market]" DPT_BACKEND_TAG) {
   SECTION("a general real file with CRLF, blank lines, comments, signs and exponents") {
     const char* text =

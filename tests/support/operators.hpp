@@ -2,10 +2,13 @@
 // gives a wrong answer instead of a lucky right one.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <ostream>
+#include <vector>
 
 #include <dpt/config.hpp>
+#include "support/random_inputs.hpp"
 
 namespace dpt::test {
 
@@ -20,5 +23,15 @@ struct affine {
 struct compose {
   DPT_HOST_DEVICE affine operator()(const affine& f, const affine& g) const { return {g.a * f.a, g.a * f.b + g.b}; }
 };
+
+// n seeded random maps, with odd multipliers: an odd a is invertible modulo 2^32, so compositions never
+// collapse to a constant map that would hide a wrong order.
+inline std::vector<affine> random_affine_maps(std::size_t n, std::uint64_t seed) {
+  const auto a = random_values<std::uint32_t>(n, seed, 0, 0xffffffffu);
+  const auto b = random_values<std::uint32_t>(n, seed + 1, 0, 0xffffffffu);
+  std::vector<affine> maps(n);
+  for (std::size_t i = 0; i < n; ++i) maps[i] = {a[i] | 1u, b[i]};
+  return maps;
+}
 
 }  // namespace dpt::test

@@ -1,0 +1,215 @@
+// dpt/detail/slice_scan.hpp — the lecture's two-processor scan recipe for scan-shaped work on the CPU's cores.
+//
+// Scan, segmented scan and compaction have the same shape: every element's output depends on a running value
+// (a sum, a segment's partial result, an output position) built from everything before it. On a few cores the
+// lecture's recipe cuts the input into slices and
+//
+//   1. reduce:  each core folds its slice into a total            [3 8 4 6 | 3 9 2 8] → totals [21, 22]
+//   2. bases:   the totals are scanned, serially (few of them)     bases [·, 21]
+//   3. scan:    each core walks its slice again from its base      [3 11 15 21 | 24 33 35 43]
+//
+// Steps 1 and 3 read a slice twice. So that memory sees one read (and one write) per element, as in a copy,
+// slices are cache-sized and there are many of them: a core reduces a slice, then walks it while it is still
+// in its cache. Step 2 needs no barrier between the cores: each slice waits only for its predecessor's
+// prefix (everything up to and including that slice), adds its own total and publishes its prefix at once,
+// before its walk — a chain of one small hand-off per slice, the CPU cousin of the GPU single-pass scan's
+// look-back (custom_kernels/). Cores claim slices in order from a shared counter, so every slice a core waits
+// for has already been claimed by a core that is running; nothing can wait on work that has not started.
+//
+// One refinement keeps a core busy while memory works: when a core publishes a slice's prefix it claims its
+// next slice at once, and while it walks the current slice it prefetches the next one, so that the next
+// reduce reads from cache and the walk's arithmetic overlaps the memory traffic.
+//
+// What "fold" and "walk" mean is the caller's: a `Loops` object supplies
+//   T reduce(begin, end) const         the total of a non-empty slice
+//   T scan(begin, end, base, ahead) const
+//                                      writes the slice's outputs, starting from `base`, the total of
+//                                      everything before the slice (nullptr only for the first slice of an
+//                                      unseeded run), and prefetches the `ahead` slice as it goes (with
+//                                      walk_prefetching); returns the total through the slice's end
+//   void prefetch(i) const             hints that elements [i, i + walk_chunk) will be read soon
+// and `op` combines totals (associative, not necessarily commutative).
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <thread>
+#include <type_traits>
+#include <thrust/for_each.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/system/omp/detail/execution_policy.h>
+#include <thrust/system/tbb/detail/execution_policy.h>
+
+#include <dpt/config.hpp>
+
+#if defined(_OPENMP)
+#  include <omp.h>
+#endif
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_TBB
+#  include <tbb/task_arena.h>
+#endif
+
+namespace dpt::detail {
+
+template <class DerivedPolicy>
+inline constexpr bool is_omp_policy_v =
+    std::is_base_of_v<thrust::system::omp::detail::execution_policy<DerivedPolicy>, DerivedPolicy>;
+template <class DerivedPolicy>
+inline constexpr bool is_tbb_policy_v =
+    std::is_base_of_v<thrust::system::tbb::detail::execution_policy<DerivedPolicy>, DerivedPolicy>;
+
+// True for policies whose algorithms run on the host's cores: the OpenMP and TBB device systems.
+template <class DerivedPolicy>
+inline constexpr bool is_multicore_cpu_policy_v = is_omp_policy_v<DerivedPolicy> || is_tbb_policy_v<DerivedPolicy>;
+
+// How many cores the policy's system will run a parallel loop on.
+template <class DerivedPolicy>
+std::ptrdiff_t cpu_workers() {
+#if defined(_OPENMP)
+  if constexpr (is_omp_policy_v<DerivedPolicy>) {
+    return omp_get_max_threads();
+  }
+#endif
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_TBB
+  if constexpr (is_tbb_policy_v<DerivedPolicy>) {
+    return tbb::this_task_arena::max_concurrency();
+  }
+#endif
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+// How the input is cut, in elements. A slice is reduced and then walked by the same core, so the slice and
+// its output should stay in that core's L2 in between, yet be long enough that the hand-off between slices
+// (a cache line moving between cores, ~100 ns) is small next to it. Below `serial_length` elements one core
+// does everything: waking the others costs more than it saves.
+struct slice_sizes {
+  std::ptrdiff_t slice_length, serial_length;
+
+  // For inputs that read `bytes_per_element` bytes per element (all input sequences together).
+  static slice_sizes for_element_bytes(std::size_t bytes_per_element) {
+    constexpr std::size_t slice_bytes = 256 * 1024, serial_bytes = 128 * 1024;
+    return {std::ptrdiff_t(std::max<std::size_t>(1, slice_bytes / bytes_per_element)),
+            std::ptrdiff_t(serial_bytes / bytes_per_element)};
+  }
+};
+
+// A range of element indices; empty when a walk has nothing to prefetch.
+struct index_range {
+  std::ptrdiff_t begin = 0, end = 0;
+};
+
+// Elements walked per prefetch step.
+inline constexpr std::ptrdiff_t walk_chunk = 16;
+
+// Hints that `count` elements from `first` will be read soon: one prefetch per 64-byte line. Only raw
+// pointers get the hint; other iterators (transforms, counting) are left alone.
+template <class It>
+DPT_ALWAYS_INLINE void prefetch_elements(It first, std::ptrdiff_t count) {
+  if constexpr (std::is_pointer_v<It>) {
+    const auto* bytes = reinterpret_cast<const char*>(first);
+    const auto size = static_cast<std::size_t>(count) * sizeof(*first);
+    for (std::size_t offset = 0; offset < size; offset += 64) __builtin_prefetch(bytes + offset);
+  } else {
+    (void)first;
+    (void)count;
+  }
+}
+
+// body(i) for every i in [begin, end), in order; every walk_chunk elements, prefetch(a) for the next chunk of
+// `ahead`, so that the slice walked next arrives in cache while this one is walked.
+template <class Prefetch, class Body>
+DPT_ALWAYS_INLINE void walk_prefetching(std::ptrdiff_t begin, std::ptrdiff_t end, index_range ahead, Prefetch prefetch, Body body) {
+  std::ptrdiff_t i = begin, a = ahead.begin;
+  for (; i + walk_chunk <= end && a < ahead.end; a += walk_chunk) {
+    prefetch(a);
+    for (const auto chunk_end = i + walk_chunk; i < chunk_end; ++i) body(i);
+  }
+  for (; i < end; ++i) body(i);
+}
+
+// The chain: for every slice, the prefix through it, and whether that prefix has been published yet.
+template <class T>
+class slice_prefixes {
+ public:
+  explicit slice_prefixes(std::ptrdiff_t slices)
+      : published_(new std::atomic<bool>[slices]), prefix_(new std::optional<T>[slices]) {
+    for (std::ptrdiff_t s = 0; s < slices; ++s) published_[s].store(false, std::memory_order_relaxed);
+  }
+
+  void publish(std::ptrdiff_t slice, const T& prefix) {
+    prefix_[slice] = prefix;
+    published_[slice].store(true, std::memory_order_release);
+  }
+
+  // Waits until `slice` has published its prefix. Its core is running (it claimed the slice earlier) and is
+  // at most one reduce away from publishing, so the wait is short; yielding keeps it polite when the cores
+  // are shared.
+  const T& wait(std::ptrdiff_t slice) const {
+    while (!published_[slice].load(std::memory_order_acquire)) std::this_thread::yield();
+    return *prefix_[slice];
+  }
+
+ private:
+  std::unique_ptr<std::atomic<bool>[]> published_;
+  std::unique_ptr<std::optional<T>[]> prefix_;
+};
+
+// What each core runs, until no slice is left: reduce my slice, take my predecessor's prefix as base, publish
+// my prefix, claim my next slice, walk mine from its base while prefetching the next.
+template <class Loops, class T, class AssociativeOp>
+struct slice_scan_worker {
+  Loops loops;
+  AssociativeOp op;
+  std::ptrdiff_t n, slice_length, slices;
+  const std::optional<T>* seed;
+  slice_prefixes<T>* prefixes;
+  std::atomic<std::ptrdiff_t>* next_slice;
+
+  index_range slice(std::ptrdiff_t s) const { return {s * slice_length, std::min(n, (s + 1) * slice_length)}; }
+
+  void operator()(std::ptrdiff_t /*worker*/) const {
+    auto mine = next_slice->fetch_add(1);
+    if (mine >= slices) return;
+    // reduce: fold my slice
+    T total = loops.reduce(slice(mine).begin, slice(mine).end);
+    for (;;) {
+      // bases: my base is my predecessor's prefix; publish mine at once so my successor need not wait for my walk
+      const T* base = mine > 0 ? &prefixes->wait(mine - 1) : (*seed ? &**seed : nullptr);
+      prefixes->publish(mine, base ? static_cast<T>(op(*base, total)) : total);
+      const auto next = next_slice->fetch_add(1);
+      // scan: walk my slice from my base, prefetching my next one
+      loops.scan(slice(mine).begin, slice(mine).end, base, next < slices ? slice(next) : index_range{});
+      if (next >= slices) return;
+      mine = next;
+      // reduce: fold my next slice, from cache
+      total = loops.reduce(slice(mine).begin, slice(mine).end);
+    }
+  }
+};
+
+// Runs the recipe over [0, n) with `loops`, starting from `seed` (std::nullopt: the first element has nothing
+// before it). Returns the total of everything, seed included; std::nullopt only when n == 0 and unseeded.
+template <class T, class DerivedPolicy, class Loops, class AssociativeOp>
+std::optional<T> run_slice_scan(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, std::ptrdiff_t n,
+                                const Loops& loops, std::optional<T> seed, AssociativeOp op, slice_sizes sizes) {
+  if (n == 0) return seed;
+  if (n <= sizes.serial_length) {
+    // too small to pay for waking the other cores: one slice, walked on the calling thread
+    return loops.scan(0, n, seed ? &*seed : nullptr, index_range{});
+  }
+  const auto slice_length = std::max<std::ptrdiff_t>(1, sizes.slice_length);
+  const auto slices = (n + slice_length - 1) / slice_length;
+  slice_prefixes<T> prefixes(slices);
+  std::atomic<std::ptrdiff_t> next_slice{0};
+  const auto workers = std::min(slices, cpu_workers<DerivedPolicy>());
+  // every core runs the chain: reduce, hand off, scan, slice after slice
+  thrust::for_each_n(exec, thrust::counting_iterator<std::ptrdiff_t>(0), workers,
+                     slice_scan_worker<Loops, T, AssociativeOp>{loops, op, n, slice_length, slices, &seed, &prefixes,
+                                                                &next_slice});
+  return prefixes.wait(slices - 1);
+}
+
+}  // namespace dpt::detail

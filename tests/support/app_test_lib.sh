@@ -1,0 +1,55 @@
+# Shared by the apps' end-to-end scripts (tests/*/app_test.sh). Source it after setting `app` (the program
+# under test). It provides:
+#   $work                   a scratch folder, removed on exit
+#   fail MESSAGE            counts a failure
+#   skip_without_device ARGS…  exits 77 ("skipped", for ctest) when a CUDA build cannot run ARGS here
+#   expect_bad NAME FRAGMENT ARGS…  the app, given ARGS plus the output options in the array `outputs`
+#                           (paths under $work), exits 2 with a one-line error holding FRAGMENT and leaves
+#                           none of those outputs behind, not even a temporary
+#   finish NAME             prints the summary and exits 1 if anything failed
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+outputs=()
+
+fail() {
+  echo "FAILED: $*"
+  failures=$((failures + 1))
+}
+
+skip_without_device() {
+  if ! "$app" "$@" >"$work/probe.out" 2>&1 && grep -qi "cuda" "$work/probe.out"; then
+    echo "skipped: no device"
+    exit 77
+  fi
+  rm -f "$work/probe.out"
+}
+
+# The output options' paths: the arguments after each option in `outputs`.
+output_paths() {
+  local i
+  for ((i = 1; i < ${#outputs[@]}; i += 2)); do echo "${outputs[i]}"; done
+}
+
+expect_bad() {
+  local name=$1 fragment=$2
+  shift 2
+  "$app" "$@" "${outputs[@]}" >"$work/stdout" 2>"$work/stderr"
+  local status=$? path left
+  [[ $status -eq 2 ]] || fail "$name: exit status $status, expected 2 ($(cat "$work/stderr"))"
+  grep -qF -- "$fragment" "$work/stderr" || fail "$name: stderr lacks '$fragment': $(cat "$work/stderr")"
+  [[ $(wc -l <"$work/stderr") -eq 1 ]] || fail "$name: error is not one line: $(cat "$work/stderr")"
+  while read -r path; do
+    left=$(compgen -G "$path*")
+    [[ -z $left ]] || fail "$name: left files behind: $left"
+    rm -f "$path"*
+  done < <(output_paths)
+}
+
+finish() {
+  if ((failures > 0)); then
+    echo "$failures $1 checks failed"
+    exit 1
+  fi
+  echo "all $1 checks passed"
+}
