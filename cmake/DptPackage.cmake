@@ -1,7 +1,9 @@
 # `cmake --install` lays out headers, apps and a CMake package so that an outside project can write
 #
 #   find_package(dpt CONFIG REQUIRED)
-#   target_link_libraries(app PRIVATE dpt::algorithms)
+#   target_link_libraries(app PRIVATE dpt::algorithms)        # the Thrust compositions (header-only)
+#   target_link_libraries(app PRIVATE dpt::custom_kernels)    # the hand-written scans (on the SIMT runner
+#                                                             # unless dpt was installed for CUDA)
 #
 # The package records the device system it was built for and recreates the matching Thrust target from the
 # consumer's CUDA toolkit, so the consumer never repeats the backend choice.
@@ -9,8 +11,9 @@ include(CMakePackageConfigHelpers)
 include(GNUInstallDirs)
 
 set(DPT_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/dpt")
-install(TARGETS dpt_algorithms EXPORT dpt-targets)
-install(DIRECTORY algorithms/dpt DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}" FILES_MATCHING PATTERN "*.hpp")
+install(TARGETS dpt_algorithms dpt_custom_kernels dpt_simt EXPORT dpt-targets)
+install(DIRECTORY algorithms/dpt custom_kernels/dpt custom_kernels/simt DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
+  FILES_MATCHING PATTERN "*.hpp")
 install(EXPORT dpt-targets NAMESPACE dpt:: DESTINATION "${DPT_INSTALL_CMAKEDIR}")
 
 configure_package_config_file(cmake/dpt-config.cmake.in "${PROJECT_BINARY_DIR}/dpt-config.cmake"

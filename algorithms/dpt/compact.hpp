@@ -66,15 +66,25 @@ struct compact_loops {
   void prefetch(std::ptrdiff_t i) const { prefetch_elements(input + i, walk_chunk); }
 
   // *base: how many elements the slices before this one keep, i.e. where its first kept element goes.
+  // The walk does not branch on the predicate, whose answers may come in no predictable order: it stores every
+  // element at the next free position and advances the position past kept ones only, so a dropped element is
+  // overwritten by the next kept one. That holds up to the slice's last kept element, where the walk stops;
+  // past it no store may land, because the position then belongs to the next slice.
   std::ptrdiff_t scan(std::ptrdiff_t begin, std::ptrdiff_t end, const std::ptrdiff_t* base, index_range ahead) const {
     return with_output_store<OutputIt>(stream_output, [&](auto store) {
       const auto in = input;
       const auto out = output;
       const auto keep = pred;
+      std::ptrdiff_t stop = end;
+      while (stop > begin && !keep(in[stop - 1])) --stop;
       std::ptrdiff_t position = *base;
-      walk_prefetching(begin, end, ahead, [this](std::ptrdiff_t a) { prefetch(a); }, [&](std::ptrdiff_t i) {
-        if (keep(in[i])) store(out, position++, in[i]);
-      });
+      walk_prefetching(
+          begin, stop, ahead, [this](std::ptrdiff_t a) { prefetch(a); },
+          [&](std::ptrdiff_t i) {
+            const auto x = in[i];
+            store(out, position, x);
+            position += keep(x) ? 1 : 0;
+          });
       return position;
     });
   }
@@ -82,15 +92,15 @@ struct compact_loops {
 
 // dpt::compact on OMP and TBB: the counts are the slice totals, the running total is the output position.
 template <class DerivedPolicy, class InputIt, class OutputIt, class Predicate>
-OutputIt multicore_compact(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, InputIt first,
-                           std::ptrdiff_t n, OutputIt result, Predicate pred,
-                           slice_sizes sizes = slice_sizes::for_element_bytes(sizeof(::cuda::std::iter_value_t<InputIt>))) {
+OutputIt multicore_compact(
+    const thrust::detail::execution_policy_base<DerivedPolicy>& exec, InputIt first, std::ptrdiff_t n, OutputIt result,
+    Predicate pred, slice_sizes sizes = slice_sizes::for_element_bytes(sizeof(::cuda::std::iter_value_t<InputIt>))) {
   const compact_loops<thrust::try_unwrap_contiguous_iterator_t<InputIt>,
                       thrust::try_unwrap_contiguous_iterator_t<OutputIt>, Predicate>
       loops{thrust::try_unwrap_contiguous_iterator(first), thrust::try_unwrap_contiguous_iterator(result), pred,
             should_stream<thrust::try_unwrap_contiguous_iterator_t<OutputIt>>(n)};
-  const auto kept = run_slice_scan(exec, n, loops, std::optional<std::ptrdiff_t>(0),
-                                     ::cuda::std::plus<std::ptrdiff_t>{}, sizes);
+  const auto kept =
+      run_slice_scan(exec, n, loops, std::optional<std::ptrdiff_t>(0), ::cuda::std::plus<std::ptrdiff_t>{}, sizes);
   return result + *kept;
 }
 

@@ -56,12 +56,14 @@ struct scan_loops {
       const auto f = op;
       T running = base ? *base : T(in[begin]);
       if (!Exclusive && !base) store(out, begin++, running);
-      walk_prefetching(begin, end, ahead, [this](std::ptrdiff_t a) { prefetch(a); }, [&](std::ptrdiff_t i) {
-        const T x = in[i];  // read before writing: the output may alias the input
-        if constexpr (Exclusive) store(out, i, running);
-        running = static_cast<T>(f(running, x));
-        if constexpr (!Exclusive) store(out, i, running);
-      });
+      walk_prefetching(
+          begin, end, ahead, [this](std::ptrdiff_t a) { prefetch(a); },
+          [&](std::ptrdiff_t i) {
+            const T x = in[i];  // read before writing: the output may alias the input
+            if constexpr (Exclusive) store(out, i, running);
+            running = static_cast<T>(f(running, x));
+            if constexpr (!Exclusive) store(out, i, running);
+          });
       return running;
     });
   }

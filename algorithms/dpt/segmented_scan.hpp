@@ -137,8 +137,9 @@ struct segmented_scan_loops {
         if constexpr (!Exclusive) store(out, i, running);
       };
       if (begin == 0 && begin < end) step(begin++, true);  // the first element starts a segment, flagged or not
-      walk_prefetching(begin, end, ahead, [this](std::ptrdiff_t a) { prefetch(a); },
-                       [&](std::ptrdiff_t i) { step(i, static_cast<bool>(heads[i])); });
+      walk_prefetching(
+          begin, end, ahead, [this](std::ptrdiff_t a) { prefetch(a); },
+          [&](std::ptrdiff_t i) { step(i, static_cast<bool>(heads[i])); });
       return pair{true, running};  // element 0 is a head, so every prefix holds one
     });
   }
@@ -147,19 +148,22 @@ struct segmented_scan_loops {
 // The segmented scan through dpt's multicore recipe: the scan of (flag, value) pairs, slice by slice.
 template <bool Exclusive, class T, class DerivedPolicy, class InputIt, class FlagIt, class OutputIt,
           class AssociativeOp>
-OutputIt multicore_segmented_scan(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, InputIt first,
-                                  std::ptrdiff_t n, FlagIt head_flags, OutputIt result, T init, AssociativeOp op,
-                                  slice_sizes sizes = slice_sizes::for_element_bytes(
-                                      sizeof(T) + sizeof(::cuda::std::iter_value_t<FlagIt>))) {
+OutputIt multicore_segmented_scan(
+    const thrust::detail::execution_policy_base<DerivedPolicy>& exec, InputIt first, std::ptrdiff_t n,
+    FlagIt head_flags, OutputIt result, T init, AssociativeOp op,
+    slice_sizes sizes = slice_sizes::for_element_bytes(sizeof(T) + sizeof(::cuda::std::iter_value_t<FlagIt>))) {
   const segmented_scan_loops<Exclusive, thrust::try_unwrap_contiguous_iterator_t<InputIt>,
                              thrust::try_unwrap_contiguous_iterator_t<FlagIt>,
                              thrust::try_unwrap_contiguous_iterator_t<OutputIt>, T, AssociativeOp>
-      loops{thrust::try_unwrap_contiguous_iterator(first), thrust::try_unwrap_contiguous_iterator(head_flags),
-            thrust::try_unwrap_contiguous_iterator(result), init, op,
+      loops{thrust::try_unwrap_contiguous_iterator(first),
+            thrust::try_unwrap_contiguous_iterator(head_flags),
+            thrust::try_unwrap_contiguous_iterator(result),
+            init,
+            op,
             should_stream<thrust::try_unwrap_contiguous_iterator_t<OutputIt>>(n)};
   // segmented scan = one scan of (flag, value) pairs, each core walking its slice from its base
   run_slice_scan(exec, n, loops, std::optional(thrust::tuple<bool, T>(true, init)), head_flag_op<T, AssociativeOp>{op},
-                   sizes);
+                 sizes);
   return result + n;
 }
 
@@ -191,8 +195,8 @@ OutputIt segmented_exclusive_scan(const thrust::detail::execution_policy_base<De
   if constexpr (detail::is_multicore_cpu_policy_v<DerivedPolicy>) {
     return detail::multicore_segmented_scan<true>(exec, first, n, head_flags, result, init, op);
   } else {
-    return detail::scan_head_flag_pairs<T>(exec, detail::exclusive_pair<T, InputIt, FlagIt>{first, head_flags, init},
-                                           n, result, op);
+    return detail::scan_head_flag_pairs<T>(exec, detail::exclusive_pair<T, InputIt, FlagIt>{first, head_flags, init}, n,
+                                           result, op);
   }
 }
 

@@ -312,7 +312,8 @@ coo_matrix parse_matrix(std::string_view text, const std::string& file_name, con
     }
     const auto row = parse_index(next_token(line), lines, "row index", m.rows);
     const auto column = parse_index(next_token(line), lines, "column index", m.cols);
-    const double value = m.value_field == field::pattern ? 1.0 : parse_value(next_token(line), m.value_field, type, lines);
+    const double value =
+        m.value_field == field::pattern ? 1.0 : parse_value(next_token(line), m.value_field, type, lines);
     const auto extra = next_token(line);
     if (!extra.empty()) throw lines.error("unexpected " + quote(extra) + " after the entry");
     if (m.kind == symmetry::skew_symmetric && row == column && value != 0) {

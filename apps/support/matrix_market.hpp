@@ -66,8 +66,8 @@ coo_matrix parse_matrix(std::string_view text, const std::string& file_name, con
 
 // Parses the text of an array file with one column. With expected_length ≥ 0, a different length is an
 // error on the size line.
-std::vector<double> parse_vector(std::string_view text, const std::string& file_name,
-                                 std::int64_t expected_length = -1, const storage& type = as_double);
+std::vector<double> parse_vector(std::string_view text, const std::string& file_name, std::int64_t expected_length = -1,
+                                 const storage& type = as_double);
 
 // The same, reading the whole file first (one read into one buffer: fast, and no iostreams on the hot path).
 coo_matrix read_matrix(const std::string& path, const storage& type = as_double);

@@ -37,7 +37,6 @@ std::vector<T> reference_exclusive_scan(const std::vector<T>& data, T init, Op o
   return out;
 }
 
-
 }  // namespace
 
 TEST_CASE("scan matches the sequential reference on random integers", "[primitives][scan]" DPT_BACKEND_TAG) {

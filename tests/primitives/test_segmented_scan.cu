@@ -35,7 +35,6 @@ std::vector<T> reference_segmented_scan(const std::vector<T>& data, const std::v
   return out;
 }
 
-
 }  // namespace
 
 TEST_CASE("segmented scan matches the sequential reference on random segments",

@@ -22,6 +22,8 @@ inline constexpr const auto& sliced_cpu_policy = thrust::device;
 inline const std::vector<std::ptrdiff_t> tiny_slice_lengths{1, 2, 3, 7, 64, 1000};
 
 // Every input, however small, is sliced.
-inline dpt::detail::slice_sizes tiny_slices(std::ptrdiff_t slice_length) { return {slice_length, 0}; }
+inline dpt::detail::slice_sizes tiny_slices(std::ptrdiff_t slice_length) {
+  return {slice_length, 0};
+}
 
 }  // namespace dpt::test

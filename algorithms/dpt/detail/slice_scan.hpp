@@ -121,13 +121,23 @@ DPT_ALWAYS_INLINE void prefetch_elements(It first, std::ptrdiff_t count) {
 // body(i) for every i in [begin, end), in order; every walk_chunk elements, prefetch(a) for the next chunk of
 // `ahead`, so that the slice walked next arrives in cache while this one is walked.
 template <class Prefetch, class Body>
-DPT_ALWAYS_INLINE void walk_prefetching(std::ptrdiff_t begin, std::ptrdiff_t end, index_range ahead, Prefetch prefetch, Body body) {
+DPT_ALWAYS_INLINE void walk_prefetching(std::ptrdiff_t begin, std::ptrdiff_t end, index_range ahead, Prefetch prefetch,
+                                        Body body) {
   std::ptrdiff_t i = begin, a = ahead.begin;
   for (; i + walk_chunk <= end && a < ahead.end; a += walk_chunk) {
     prefetch(a);
     for (const auto chunk_end = i + walk_chunk; i < chunk_end; ++i) body(i);
   }
   for (; i < end; ++i) body(i);
+}
+
+// A spin-wait hint for the processor (x86's `pause`). A short wait spins on it rather than calling into the
+// kernel: a system call drains the write-combining buffers that streaming stores are filling, and the part-
+// filled lines then cost a read-modify-write each.
+DPT_ALWAYS_INLINE void spin_pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
 }
 
 // The chain: for every slice, the prefix through it, and whether that prefix has been published yet.
@@ -144,11 +154,17 @@ class slice_prefixes {
     published_[slice].store(true, std::memory_order_release);
   }
 
-  // Waits until `slice` has published its prefix. Its core is running (it claimed the slice earlier) and is
-  // at most one reduce away from publishing, so the wait is short; yielding keeps it polite when the cores
-  // are shared.
+  // Waits until `slice` has published its prefix. The core that claimed it is running and is at most one
+  // walk and one reduce away from publishing, so the wait is short: spin a while, then yield, which keeps a
+  // long wait (the other core descheduled) polite.
   const T& wait(std::ptrdiff_t slice) const {
-    while (!published_[slice].load(std::memory_order_acquire)) std::this_thread::yield();
+    for (int spins = 0; !published_[slice].load(std::memory_order_acquire); ++spins) {
+      if (spins < 4096) {
+        spin_pause();
+      } else {
+        std::this_thread::yield();
+      }
+    }
     return *prefix_[slice];
   }
 
@@ -206,9 +222,9 @@ std::optional<T> run_slice_scan(const thrust::detail::execution_policy_base<Deri
   std::atomic<std::ptrdiff_t> next_slice{0};
   const auto workers = std::min(slices, cpu_workers<DerivedPolicy>());
   // every core runs the chain: reduce, hand off, scan, slice after slice
-  thrust::for_each_n(exec, thrust::counting_iterator<std::ptrdiff_t>(0), workers,
-                     slice_scan_worker<Loops, T, AssociativeOp>{loops, op, n, slice_length, slices, &seed, &prefixes,
-                                                                &next_slice});
+  thrust::for_each_n(
+      exec, thrust::counting_iterator<std::ptrdiff_t>(0), workers,
+      slice_scan_worker<Loops, T, AssociativeOp>{loops, op, n, slice_length, slices, &seed, &prefixes, &next_slice});
   return prefixes.wait(slices - 1);
 }
 

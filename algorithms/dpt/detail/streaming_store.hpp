@@ -41,8 +41,8 @@ inline constexpr bool can_stream_v = false;
 
 #if DPT_HAVE_STREAMING_STORES
 template <class T>
-inline constexpr bool can_stream_v<T*, std::enable_if_t<!std::is_const_v<T>>> =
-    std::is_trivially_copyable_v<T> && (sizeof(T) == 4 || sizeof(T) == 8);
+inline constexpr bool can_stream_v<T*, std::enable_if_t<!std::is_const_v<T>>> = std::is_trivially_copyable_v<T> &&
+                                                                                (sizeof(T) == 4 || sizeof(T) == 8);
 
 // One non-temporal store per element (movnti); the processor's write-combining buffers gather consecutive
 // ones into whole lines.

@@ -1,9 +1,13 @@
-// A consumer of the installed dpt package: the lecture's segmented scan, checked against the slide.
+// A consumer of the installed dpt package: the lecture's segmented scan (dpt::algorithms), checked against the
+// slide, and the hand-written single-pass scan (dpt::custom_kernels: on the SIMT runner unless the package is
+// for CUDA), checked against std::partial_sum.
 #include <cstdio>
+#include <numeric>
 #include <thrust/device_vector.h>
 #include <thrust/host_vector.h>
 #include <vector>
 
+#include <dpt/kernels/device_scan.hpp>
 #include <dpt/segmented_scan.hpp>
 
 #if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
@@ -26,5 +30,19 @@ int main() {
   const std::vector<int> expected{0, 1, 0, 0, 1, 3, 6};
   const bool ok = std::vector<int>(out.begin(), out.end()) == expected;
   std::printf("consumer (%s): segmented exclusive scan %s\n", dpt::device_system_name(), ok ? "matches" : "DIFFERS");
-  return ok ? 0 : 1;
+
+  std::vector<int> values(5000);
+  std::iota(values.begin(), values.end(), -2500);
+  std::vector<int> sums(values.size());
+  std::partial_sum(values.begin(), values.end(), sums.begin());
+  const thrust::device_vector<int> d_values(values.begin(), values.end());
+  thrust::device_vector<int> d_sums(values.size());
+  dpt::kernels::inclusive_scan(dpt::kernels::device_scan_algorithm::single_pass,
+                               thrust::raw_pointer_cast(d_values.data()), thrust::raw_pointer_cast(d_sums.data()),
+                               static_cast<std::int64_t>(values.size()), dpt::kernels::sum{});
+  const thrust::host_vector<int> got = d_sums;
+  const bool kernel_ok = std::vector<int>(got.begin(), got.end()) == sums;
+  std::printf("consumer (%s): single-pass kernel scan %s\n", dpt::device_system_name(),
+              kernel_ok ? "matches" : "DIFFERS");
+  return ok && kernel_ok ? 0 : 1;
 }
