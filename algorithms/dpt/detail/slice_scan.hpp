@@ -83,14 +83,15 @@ std::ptrdiff_t cpu_workers() {
 
 // How the input is cut, in elements. A slice is reduced and then walked by the same core, so the slice and
 // its output should stay in that core's L2 in between, yet be long enough that the hand-off between slices
-// (a cache line moving between cores, ~100 ns) is small next to it. Below `serial_length` elements one core
-// does everything: waking the others costs more than it saves.
+// (a cache line moving between cores, ~100 ns) is small next to it. Up to `serial_length` elements one core
+// does everything: waking the others costs more than it saves (on the machine of docs/benchmarks.md two cores
+// scanned 256 KiB at a quarter of one core's speed, broke even near 1 MiB and won from 4 MiB on).
 struct slice_sizes {
   std::ptrdiff_t slice_length, serial_length;
 
   // For inputs that read `bytes_per_element` bytes per element (all input sequences together).
   static slice_sizes for_element_bytes(std::size_t bytes_per_element) {
-    constexpr std::size_t slice_bytes = 256 * 1024, serial_bytes = 128 * 1024;
+    constexpr std::size_t slice_bytes = 256 * 1024, serial_bytes = 512 * 1024;
     return {std::ptrdiff_t(std::max<std::size_t>(1, slice_bytes / bytes_per_element)),
             std::ptrdiff_t(serial_bytes / bytes_per_element)};
   }
