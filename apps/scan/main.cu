@@ -29,6 +29,7 @@
 #include "support/cli.hpp"
 #include "support/errors.hpp"
 #include "support/output_file.hpp"
+#include "support/timing.hpp"
 
 namespace {
 
@@ -215,12 +216,6 @@ std::int64_t first_mismatch(const std::vector<T>& got, const reference<T>& ref) 
   return -1;
 }
 
-void synchronize() {
-#if defined(__CUDACC__)
-  dpt::kernels::detail::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-#endif
-}
-
 #if defined(__CUDACC__)
 template <class T>
 void cub_scan(const T* in, T* out, std::int64_t n, bool exclusive) {
@@ -295,14 +290,14 @@ int run(const options& opt) {
     // of an emulation says little).
     const int runs = on_gpu ? 5 : 1;
     if (on_gpu) run_impl(impl, d_in, d_out, opt.exclusive);
-    synchronize();
+    dpt::app::synchronize_device();
     std::vector<double> seconds;
     for (int r = 0; r < runs; ++r) {
       thrust::fill(d_out.begin(), d_out.end(), T{0});  // every run must write every element
-      synchronize();
+      dpt::app::synchronize_device();
       const auto start = std::chrono::steady_clock::now();
       run_impl(impl, d_in, d_out, opt.exclusive);
-      synchronize();
+      dpt::app::synchronize_device();
       seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
     std::sort(seconds.begin(), seconds.end());
