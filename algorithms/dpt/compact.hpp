@@ -11,15 +11,18 @@
 // the last entry is the number kept, so the predicate never has to run on the host.
 //
 // thrust::copy_if is the library's fused version of the same idea; dpt::compact spells out the steps so
-// each one can be seen, tested and measured against it. On OMP and TBB the same three steps run per slice
-// through dpt's multicore recipe (dpt/detail/slice_scan.hpp), with no positions array: each core counts
-// what its slice keeps (map + reduce), a short serial scan of the counts gives each slice its first output
-// position, and each core copies its kept elements from there (scan + scatter within the slice).
+// each one can be seen, tested and measured against it. On OMP and TBB the same steps run per slice through
+// dpt's multicore recipe (dpt/detail/slice_scan.hpp), with no positions array: each core compacts its slice
+// into a buffer of its own, which also counts what it keeps (map + scan + scatter within the slice); a short
+// serial scan of the counts gives each slice its first output position; and each core copies its buffer
+// there (adding the base).
 #pragma once
 
 #include <cstddef>
 #include <cuda/std/functional>
 #include <cuda/std/iterator>
+#include <algorithm>
+#include <memory>
 #include <optional>
 #include <thrust/iterator/transform_iterator.h>
 #include <thrust/scan.h>
@@ -27,6 +30,7 @@
 #include <thrust/type_traits/unwrap_contiguous_iterator.h>
 
 #include <dpt/config.hpp>
+#include <dpt/detail/compact_block.hpp>
 #include <dpt/detail/temporary_array.hpp>
 #include <dpt/detail/slice_scan.hpp>
 #include <dpt/detail/streaming_store.hpp>
@@ -47,58 +51,96 @@ struct predicate_to_flag {
   }
 };
 
-// The multicore recipe's reduce and walk of one slice: a total is a number of kept elements.
+// A core's scratch for the compaction: the kept elements of the slice it reduced last, waiting for their base.
+template <class T>
+struct compact_scratch {
+  std::unique_ptr<T[]> kept;
+  std::ptrdiff_t slice_begin = -1, count = 0;
+};
+
+// The multicore recipe's reduce and walk of one slice: a total is a number of kept elements. The reduce
+// gathers the slice's kept elements into the core's scratch (dpt/detail/compact_block.hpp), which counts them
+// too: the slice is read from memory once and the predicate runs once per element. The walk then copies the
+// kept run to its base: the lecture's "each core scans its slice, then adds its base".
 template <class InputIt, class OutputIt, class Predicate>
 struct compact_loops {
+  using T = element_t<InputIt>;
+  static constexpr bool buffered = can_buffer_kept_v<InputIt>;
+
   InputIt input;
   OutputIt output;
   Predicate pred;
   bool stream_output;  // write with streaming stores (dpt/detail/streaming_store.hpp)
+  compact_walk walk;   // how kept elements are gathered (dpt/detail/compact_block.hpp)
 
-  std::ptrdiff_t reduce(std::ptrdiff_t i, std::ptrdiff_t end) const {
-    const auto in = input;
-    const auto keep = pred;
-    std::ptrdiff_t kept = 0;
-    for (; i < end; ++i) kept += keep(in[i]) ? 1 : 0;
-    return kept;
+  compact_scratch<T> make_scratch(std::ptrdiff_t slice_length) const {
+    compact_scratch<T> scratch;
+    if constexpr (buffered) {
+      if (slice_length > 0) scratch.kept.reset(new T[slice_length + compact_slack]);
+    }
+    return scratch;
   }
 
-  void prefetch(std::ptrdiff_t i) const { prefetch_elements(input + i, walk_chunk); }
+  std::ptrdiff_t reduce(compact_scratch<T>& scratch, std::ptrdiff_t begin, std::ptrdiff_t end) const {
+    if constexpr (buffered) {
+      // gather the kept elements, without branching on the predicate
+      scratch.slice_begin = begin;
+      scratch.count = compact_into(walk, input, begin, end, pred, scratch.kept.get());
+      return scratch.count;
+    } else {
+      const auto in = input;
+      const auto keep = pred;
+      std::ptrdiff_t count = 0;
+      for (std::ptrdiff_t i = begin; i < end; ++i) count += keep(in[i]) ? 1 : 0;
+      return count;
+    }
+  }
 
-  // *base: how many elements the slices before this one keep, i.e. where its first kept element goes.
-  // The walk does not branch on the predicate, whose answers may come in no predictable order: it stores every
-  // element at the next free position and advances the position past kept ones only, so a dropped element is
-  // overwritten by the next kept one. That holds up to the slice's last kept element, where the walk stops;
-  // past it no store may land, because the position then belongs to the next slice.
-  std::ptrdiff_t scan(std::ptrdiff_t begin, std::ptrdiff_t end, const std::ptrdiff_t* base, index_range ahead) const {
+  // *base: how many elements the slices before this one keep, i.e. where its first kept element goes. The
+  // next slice is not prefetched: the reduce reads its slice in one sequential pass, which the processor's
+  // own prefetcher serves.
+  std::ptrdiff_t scan(compact_scratch<T>& scratch, std::ptrdiff_t begin, std::ptrdiff_t end, const std::ptrdiff_t* base,
+                      index_range /*ahead*/) const {
     return with_output_store<OutputIt>(stream_output, [&](auto store) {
       const auto in = input;
       const auto out = output;
       const auto keep = pred;
-      std::ptrdiff_t stop = end;
-      while (stop > begin && !keep(in[stop - 1])) --stop;
-      std::ptrdiff_t position = *base;
-      walk_prefetching(
-          begin, stop, ahead, [this](std::ptrdiff_t a) { prefetch(a); },
-          [&](std::ptrdiff_t i) {
-            const auto x = in[i];
-            store(out, position, x);
-            position += keep(x) ? 1 : 0;
-          });
+      std::ptrdiff_t position = *base, i = begin;
+      if (scratch.slice_begin == begin) {
+        // reduced on this core: add the base, i.e. copy the kept run there
+        store(out, position, static_cast<const T*>(scratch.kept.get()), scratch.count);
+        scratch.slice_begin = -1;
+        return position + scratch.count;
+      }
+      // one core does everything, without a reduce: gather block by block through a small buffer
+      if constexpr (buffered) {
+        T kept[compact_block_length + compact_slack];
+        for (; i < end; i += compact_block_length) {
+          const auto count = compact_into(walk, in, i, std::min(end, i + compact_block_length), keep, kept);
+          store(out, position, static_cast<const T*>(kept), count);
+          position += count;
+        }
+      } else {
+        for (; i < end; ++i) {
+          if (keep(in[i])) store(out, position++, in[i]);
+        }
+      }
       return position;
     });
   }
 };
 
 // dpt::compact on OMP and TBB: the counts are the slice totals, the running total is the output position.
+// `walk` chooses how blocks are compacted; tests pass each one.
 template <class DerivedPolicy, class InputIt, class OutputIt, class Predicate>
 OutputIt multicore_compact(
     const thrust::detail::execution_policy_base<DerivedPolicy>& exec, InputIt first, std::ptrdiff_t n, OutputIt result,
-    Predicate pred, slice_sizes sizes = slice_sizes::for_element_bytes(sizeof(::cuda::std::iter_value_t<InputIt>))) {
+    Predicate pred, slice_sizes sizes = slice_sizes::for_element_bytes(sizeof(::cuda::std::iter_value_t<InputIt>)),
+    compact_walk walk = fastest_compact_walk<thrust::try_unwrap_contiguous_iterator_t<InputIt>>()) {
   const compact_loops<thrust::try_unwrap_contiguous_iterator_t<InputIt>,
                       thrust::try_unwrap_contiguous_iterator_t<OutputIt>, Predicate>
       loops{thrust::try_unwrap_contiguous_iterator(first), thrust::try_unwrap_contiguous_iterator(result), pred,
-            should_stream<thrust::try_unwrap_contiguous_iterator_t<OutputIt>>(n)};
+            should_stream<thrust::try_unwrap_contiguous_iterator_t<OutputIt>>(n), walk};
   const auto kept =
       run_slice_scan(exec, n, loops, std::optional<std::ptrdiff_t>(0), ::cuda::std::plus<std::ptrdiff_t>{}, sizes);
   return result + *kept;

@@ -37,7 +37,9 @@ struct scan_loops {
   bool stream_output;  // write with streaming stores (dpt/detail/streaming_store.hpp)
 
   // input[i] ⊕ … ⊕ input[end − 1]; the slice is not empty.
-  T reduce(std::ptrdiff_t i, std::ptrdiff_t end) const {
+  no_scratch make_scratch(std::ptrdiff_t /*slice_length*/) const { return {}; }
+
+  T reduce(no_scratch&, std::ptrdiff_t i, std::ptrdiff_t end) const {
     const auto in = input;
     const auto f = op;
     T sum = in[i];
@@ -49,7 +51,7 @@ struct scan_loops {
 
   // Scans input[begin, end) into output from *base (nullptr only for the first slice of an inclusive scan),
   // prefetching `ahead`; returns the running value after the slice.
-  T scan(std::ptrdiff_t begin, std::ptrdiff_t end, const T* base, index_range ahead) const {
+  T scan(no_scratch&, std::ptrdiff_t begin, std::ptrdiff_t end, const T* base, index_range ahead) const {
     return with_output_store<OutputIt>(stream_output, [&](auto store) {
       const auto in = input;
       const auto out = output;

@@ -104,7 +104,9 @@ struct segmented_scan_loops {
 
   // Only the stretch after the slice's last head matters: look for that head from the end (a short search
   // over the flags, usually within one segment), then fold from it. Without a head, fold the whole slice.
-  pair reduce(std::ptrdiff_t begin, std::ptrdiff_t end) const {
+  no_scratch make_scratch(std::ptrdiff_t /*slice_length*/) const { return {}; }
+
+  pair reduce(no_scratch&, std::ptrdiff_t begin, std::ptrdiff_t end) const {
     const auto in = data;
     const auto heads = flags;
     std::ptrdiff_t last_head = end - 1;
@@ -122,7 +124,7 @@ struct segmented_scan_loops {
   }
 
   // `base` is never null: element 0 is a head, so whatever seeds the first slice is cut off.
-  pair scan(std::ptrdiff_t begin, std::ptrdiff_t end, const pair* base, index_range ahead) const {
+  pair scan(no_scratch&, std::ptrdiff_t begin, std::ptrdiff_t end, const pair* base, index_range ahead) const {
     return with_output_store<OutputIt>(stream_output, [&](auto store) {
       const auto in = data;
       const auto heads = flags;

@@ -2,10 +2,12 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <iterator>
 #include <thrust/copy.h>
 #include <thrust/device_vector.h>
 #include <thrust/host_vector.h>
+#include <thrust/iterator/counting_iterator.h>
 #include <vector>
 
 #include <dpt/compact.hpp>
@@ -66,22 +68,113 @@ TEST_CASE("compact matches std::copy_if on random inputs", "[primitives][compact
   }
 }
 
-TEST_CASE("the sliced CPU compaction is right for every slice length and round count",
+namespace {
+
+// Every way this CPU has of gathering kept elements (dpt/detail/compact_block.hpp).
+std::vector<dpt::detail::compact_walk> available_compact_walks() {
+  std::vector<dpt::detail::compact_walk> walks{dpt::detail::compact_walk::two_lanes};
+  if (dpt::detail::cpu_has_avx512()) walks.push_back(dpt::detail::compact_walk::avx512);
+  return walks;
+}
+
+const char* name(dpt::detail::compact_walk walk) {
+  return walk == dpt::detail::compact_walk::avx512 ? "avx512" : "two lanes";
+}
+
+// The multicore compaction of `data` with `pred` against std::copy_if, through the given slices and walk;
+// checks that nothing is written past the output's end.
+template <class T, class Predicate>
+void check_multicore_compact(const std::vector<T>& data, Predicate pred, dpt::detail::slice_sizes sizes,
+                             dpt::detail::compact_walk walk, T untouched) {
+  std::vector<T> expected;
+  std::copy_if(data.begin(), data.end(), std::back_inserter(expected), pred);
+  std::vector<T> out(data.size(), untouched);
+  const auto end =
+      dpt::detail::multicore_compact(dpt::test::sliced_cpu_policy, data.data(),
+                                     static_cast<std::ptrdiff_t>(data.size()), out.data(), pred, sizes, walk);
+  REQUIRE(end - out.data() == static_cast<std::ptrdiff_t>(expected.size()));
+  CHECK(std::vector<T>(out.data(), end) == expected);
+  CHECK(std::all_of(end, out.data() + out.size(), [&](const T& x) { return x == untouched; }));
+}
+
+// An element type without a default constructor: kept elements cannot be buffered, so the compaction
+// counts in its reduce and copies element by element in its walk.
+struct unbufferable {
+  explicit unbufferable(int v) : value(v) {}
+  int value;
+  bool operator==(const unbufferable& other) const { return value == other.value; }
+};
+
+struct odd_value {
+  bool operator()(const unbufferable& x) const { return x.value % 2 != 0; }
+};
+
+}  // namespace
+
+TEST_CASE("the sliced CPU compaction is right for every slice length, round count and walk",
           "[primitives][compact]" DPT_BACKEND_TAG) {
   const std::size_t n = GENERATE(0u, 1u, 2u, 3u, 31u, 97u, 1009u, 65537u);
-  const std::ptrdiff_t slice_length = GENERATE(from_range(dpt::test::tiny_slice_lengths));
+  // 1537 = three blocks of the two-lane walk and one element more
+  const std::ptrdiff_t slice_length = GENERATE(1, 2, 3, 7, 64, 1000, 1537);
   const int threshold = GENERATE(-1001, 0, 990, 1000);  // keep all, about half, a few, none
-  CAPTURE(n, slice_length, threshold);
+  const auto walk = GENERATE(from_range(available_compact_walks()));
+  CAPTURE(n, slice_length, threshold, name(walk));
   const auto data = dpt::test::random_values<int>(n, 31 + n, -1000, 1000);
-  std::vector<int> expected;
-  std::copy_if(data.begin(), data.end(), std::back_inserter(expected), greater_than{threshold});
+  check_multicore_compact(data, greater_than{threshold}, dpt::test::tiny_slices(slice_length), walk, -1);
+}
 
-  std::vector<int> out(n, -1);
-  const auto end = dpt::detail::multicore_compact(dpt::test::sliced_cpu_policy, data.data(), n, out.data(),
-                                                  greater_than{threshold}, dpt::test::tiny_slices(slice_length));
+TEST_CASE("one core compacts a small input alone, with every walk", "[primitives][compact]" DPT_BACKEND_TAG) {
+  const std::size_t n = GENERATE(0u, 1u, 15u, 16u, 17u, 511u, 512u, 513u, 1009u, 65537u);
+  const auto walk = GENERATE(from_range(available_compact_walks()));
+  CAPTURE(n, name(walk));
+  const auto data = dpt::test::random_values<int>(n, 5 + n, -1000, 1000);
+  const dpt::detail::slice_sizes one_slice{1024, static_cast<std::ptrdiff_t>(n)};  // up to n: one core
+  check_multicore_compact(data, is_even{}, one_slice, walk, -1);
+}
+
+TEST_CASE("the CPU compaction keeps 8-byte elements with every walk", "[primitives][compact]" DPT_BACKEND_TAG) {
+  const std::size_t n = GENERATE(0u, 7u, 8u, 9u, 1009u, 65537u);
+  const std::ptrdiff_t slice_length = GENERATE(3, 1000, 1537);
+  const auto walk = GENERATE(from_range(available_compact_walks()));
+  CAPTURE(n, slice_length, name(walk));
+  SECTION("doubles above a threshold") {
+    const auto data = dpt::test::random_values<double>(n, 3 + n, -1.0, 1.0);
+    check_multicore_compact(
+        data, [](double x) { return x > 0.25; }, dpt::test::tiny_slices(slice_length), walk, -7.0);
+  }
+  SECTION("64-bit integers that are odd") {
+    const auto data = dpt::test::random_values<std::int64_t>(n, 9 + n, -(std::int64_t(1) << 40), std::int64_t(1) << 40);
+    check_multicore_compact(
+        data, [](std::int64_t x) { return x % 2 != 0; }, dpt::test::tiny_slices(slice_length), walk, std::int64_t(-2));
+  }
+}
+
+TEST_CASE("the CPU compaction copies elements it cannot buffer one by one", "[primitives][compact]" DPT_BACKEND_TAG) {
+  static_assert(!dpt::detail::can_buffer_kept_v<const unbufferable*>);
+  const std::size_t n = GENERATE(0u, 1u, 97u, 1009u, 65537u);
+  const std::ptrdiff_t slice_length = GENERATE(1, 7, 1000);
+  CAPTURE(n, slice_length);
+  std::vector<unbufferable> data;
+  for (const int v : dpt::test::random_values<int>(n, 17 + n, -1000, 1000)) data.emplace_back(v);
+  check_multicore_compact(data, odd_value{}, dpt::test::tiny_slices(slice_length), dpt::detail::compact_walk::two_lanes,
+                          unbufferable{-1});
+}
+
+TEST_CASE("the CPU compaction reads through iterators that are not pointers", "[primitives][compact]" DPT_BACKEND_TAG) {
+  // a counting iterator: buffered, gathered by the two-lane walk whatever the CPU
+  const int n = GENERATE(0, 1, 1009, 65537);
+  const std::ptrdiff_t slice_length = GENERATE(7, 1537);
+  CAPTURE(n, slice_length);
+  const auto first = thrust::make_counting_iterator<int>(0);
+  std::vector<int> out(static_cast<std::size_t>(n), -1);
+  const auto end = dpt::detail::multicore_compact(dpt::test::sliced_cpu_policy, first, n, out.data(),
+                                                  greater_than{n / 3}, dpt::test::tiny_slices(slice_length));
+  std::vector<int> expected;
+  for (int i = 0; i < n; ++i) {
+    if (i > n / 3) expected.push_back(i);
+  }
   REQUIRE(end - out.data() == static_cast<std::ptrdiff_t>(expected.size()));
   CHECK(std::vector<int>(out.data(), end) == expected);
-  CHECK(std::all_of(end, out.data() + n, [](int x) { return x == -1; }));  // nothing written past the end
 }
 
 TEST_CASE("compact streams outputs larger than the caches and stays right", "[primitives][compact]" DPT_BACKEND_TAG) {

@@ -10,24 +10,30 @@
 //
 // Steps 1 and 3 read a slice twice. So that memory sees one read (and one write) per element, as in a copy,
 // slices are cache-sized and there are many of them: a core reduces a slice, then walks it while it is still
-// in its cache. Step 2 needs no barrier between the cores: each slice waits only for its predecessor's
-// prefix (everything up to and including that slice), adds its own total and publishes its prefix at once,
-// before its walk — a chain of one small hand-off per slice, the CPU cousin of the GPU single-pass scan's
-// look-back (custom_kernels/). Cores claim slices in order from a shared counter, so every slice a core waits
-// for has already been claimed by a core that is running; nothing can wait on work that has not started.
+// in its cache (or, as the compaction does, keeps what its reduce produced in a scratch buffer for the walk). Step 2
+// needs no barrier between the cores: each slice waits only for its predecessor's prefix (everything up to and
+// including that slice), adds its own total and publishes its prefix at once, before its walk — a chain of one small
+// hand-off per slice, the CPU cousin of the GPU single-pass scan's look-back (custom_kernels/). Cores claim slices in
+// order from a shared counter, so every slice a core waits for has already been claimed by a core that is running;
+// nothing can wait on work that has not started.
 //
 // One refinement keeps a core busy while memory works: when a core publishes a slice's prefix it claims its
 // next slice at once, and while it walks the current slice it prefetches the next one, so that the next
 // reduce reads from cache and the walk's arithmetic overlaps the memory traffic.
 //
 // What "fold" and "walk" mean is the caller's: a `Loops` object supplies
-//   T reduce(begin, end) const         the total of a non-empty slice
-//   T scan(begin, end, base, ahead) const
+//   Scratch make_scratch(slice_length) const
+//                                      a core's own working memory, made once per core and handed to both
+//                                      loops (no_scratch when they need none)
+//   T reduce(scratch, begin, end) const
+//                                      the total of a non-empty slice; may leave what it learned about the
+//                                      slice in the scratch, for the scan of the same slice that follows
+//   T scan(scratch, begin, end, base, ahead) const
 //                                      writes the slice's outputs, starting from `base`, the total of
 //                                      everything before the slice (nullptr only for the first slice of an
-//                                      unseeded run), and prefetches the `ahead` slice as it goes (with
-//                                      walk_prefetching); returns the total through the slice's end
-//   void prefetch(i) const             hints that elements [i, i + walk_chunk) will be read soon
+//                                      unseeded run), and may prefetch the `ahead` slice as it goes (with
+//                                      walk_prefetching); returns the total through the slice's end. When one
+//                                      core does everything, scan runs on its own, over the whole input.
 // and `op` combines totals (associative, not necessarily commutative).
 #pragma once
 
@@ -96,6 +102,9 @@ struct slice_sizes {
             std::ptrdiff_t(serial_bytes / bytes_per_element)};
   }
 };
+
+// The scratch of loops that need none.
+struct no_scratch {};
 
 // A range of element indices; empty when a walk has nothing to prefetch.
 struct index_range {
@@ -190,19 +199,20 @@ struct slice_scan_worker {
   void operator()(std::ptrdiff_t /*worker*/) const {
     auto mine = next_slice->fetch_add(1);
     if (mine >= slices) return;
+    auto scratch = loops.make_scratch(slice_length);
     // reduce: fold my slice
-    T total = loops.reduce(slice(mine).begin, slice(mine).end);
+    T total = loops.reduce(scratch, slice(mine).begin, slice(mine).end);
     for (;;) {
       // bases: my base is my predecessor's prefix; publish mine at once so my successor need not wait for my walk
       const T* base = mine > 0 ? &prefixes->wait(mine - 1) : (*seed ? &**seed : nullptr);
       prefixes->publish(mine, base ? static_cast<T>(op(*base, total)) : total);
       const auto next = next_slice->fetch_add(1);
       // scan: walk my slice from my base, prefetching my next one
-      loops.scan(slice(mine).begin, slice(mine).end, base, next < slices ? slice(next) : index_range{});
+      loops.scan(scratch, slice(mine).begin, slice(mine).end, base, next < slices ? slice(next) : index_range{});
       if (next >= slices) return;
       mine = next;
       // reduce: fold my next slice, from cache
-      total = loops.reduce(slice(mine).begin, slice(mine).end);
+      total = loops.reduce(scratch, slice(mine).begin, slice(mine).end);
     }
   }
 };
@@ -215,7 +225,8 @@ std::optional<T> run_slice_scan(const thrust::detail::execution_policy_base<Deri
   if (n == 0) return seed;
   if (n <= sizes.serial_length) {
     // too small to pay for waking the other cores: one slice, walked on the calling thread
-    return loops.scan(0, n, seed ? &*seed : nullptr, index_range{});
+    auto scratch = loops.make_scratch(0);
+    return loops.scan(scratch, 0, n, seed ? &*seed : nullptr, index_range{});
   }
   const auto slice_length = std::max<std::ptrdiff_t>(1, sizes.slice_length);
   const auto slices = (n + slice_length - 1) / slice_length;

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <cuda/std/type_traits>
 #include <type_traits>
@@ -29,10 +30,15 @@ namespace dpt::detail {
 // Outputs at least this large are streamed: bigger than the last-level cache of most machines (32 MiB here).
 inline constexpr std::size_t streaming_output_bytes = 32 * 1024 * 1024;
 
+// A store writes one element, out[i] = value, or a run of them: out[i + k] = values[k] for k in [0, count).
 struct plain_store {
   template <class OutputIt, class T>
   DPT_ALWAYS_INLINE void operator()(OutputIt out, std::ptrdiff_t i, const T& value) const {
     out[i] = value;
+  }
+  template <class OutputIt, class T>
+  DPT_ALWAYS_INLINE void operator()(OutputIt out, std::ptrdiff_t i, const T* values, std::ptrdiff_t count) const {
+    for (std::ptrdiff_t k = 0; k < count; ++k) out[i + k] = values[k];
   }
 };
 
@@ -58,6 +64,18 @@ struct streaming_store {
       std::memcpy(&bits, &value, sizeof bits);
       _mm_stream_si64(reinterpret_cast<long long*>(out + i), bits);
     }
+  }
+  // A run goes out 16 bytes per store once the destination is 16-byte aligned.
+  template <class T>
+  DPT_ALWAYS_INLINE void operator()(T* out, std::ptrdiff_t i, const T* values, std::ptrdiff_t count) const {
+    constexpr std::ptrdiff_t per_vector = 16 / sizeof(T);
+    std::ptrdiff_t k = 0;
+    for (; k < count && reinterpret_cast<std::uintptr_t>(out + i + k) % 16 != 0; ++k) (*this)(out, i + k, values[k]);
+    for (; k + per_vector <= count; k += per_vector) {
+      _mm_stream_si128(reinterpret_cast<__m128i*>(out + i + k),
+                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(values + k)));
+    }
+    for (; k < count; ++k) (*this)(out, i + k, values[k]);
   }
 };
 #endif
