@@ -66,6 +66,8 @@ template <class InputIt, class OutputIt, class Predicate>
 struct compact_loops {
   using T = element_t<InputIt>;
   static constexpr bool buffered = can_buffer_kept_v<InputIt>;
+  // the reduce reads its slice in one sequential pass, which the processor's own prefetcher serves
+  static constexpr bool prefetches_next_slice = false;
 
   InputIt input;
   OutputIt output;
@@ -96,9 +98,7 @@ struct compact_loops {
     }
   }
 
-  // *base: how many elements the slices before this one keep, i.e. where its first kept element goes. The
-  // next slice is not prefetched: the reduce reads its slice in one sequential pass, which the processor's
-  // own prefetcher serves.
+  // *base: how many elements the slices before this one keep, i.e. where its first kept element goes.
   std::ptrdiff_t scan(compact_scratch<T>& scratch, std::ptrdiff_t begin, std::ptrdiff_t end, const std::ptrdiff_t* base,
                       index_range /*ahead*/) const {
     return with_output_store<OutputIt>(stream_output, [&](auto store) {

@@ -37,6 +37,7 @@ struct scan_loops {
   bool stream_output;  // write with streaming stores (dpt/detail/streaming_store.hpp)
 
   // input[i] ⊕ … ⊕ input[end − 1]; the slice is not empty.
+  static constexpr bool prefetches_next_slice = true;
   no_scratch make_scratch(std::ptrdiff_t /*slice_length*/) const { return {}; }
 
   T reduce(no_scratch&, std::ptrdiff_t i, std::ptrdiff_t end) const {

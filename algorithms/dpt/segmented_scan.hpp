@@ -104,6 +104,7 @@ struct segmented_scan_loops {
 
   // Only the stretch after the slice's last head matters: look for that head from the end (a short search
   // over the flags, usually within one segment), then fold from it. Without a head, fold the whole slice.
+  static constexpr bool prefetches_next_slice = true;
   no_scratch make_scratch(std::ptrdiff_t /*slice_length*/) const { return {}; }
 
   pair reduce(no_scratch&, std::ptrdiff_t begin, std::ptrdiff_t end) const {

@@ -17,11 +17,13 @@
 // order from a shared counter, so every slice a core waits for has already been claimed by a core that is running;
 // nothing can wait on work that has not started.
 //
-// One refinement keeps a core busy while memory works: when a core publishes a slice's prefix it claims its
-// next slice at once, and while it walks the current slice it prefetches the next one, so that the next
-// reduce reads from cache and the walk's arithmetic overlaps the memory traffic.
+// One refinement keeps a core busy while memory works: when a core publishes a slice's prefix it can claim
+// its next slice at once, and prefetch it while it walks the current one, so that the next reduce reads from
+// cache and the walk's arithmetic overlaps the memory traffic.
 //
 // What "fold" and "walk" mean is the caller's: a `Loops` object supplies
+//   static constexpr bool prefetches_next_slice
+//                                      whether its scan prefetches the `ahead` slice (see slice_scan_worker)
 //   Scratch make_scratch(slice_length) const
 //                                      a core's own working memory, made once per core and handed to both
 //                                      loops (no_scratch when they need none)
@@ -31,9 +33,10 @@
 //   T scan(scratch, begin, end, base, ahead) const
 //                                      writes the slice's outputs, starting from `base`, the total of
 //                                      everything before the slice (nullptr only for the first slice of an
-//                                      unseeded run), and may prefetch the `ahead` slice as it goes (with
-//                                      walk_prefetching); returns the total through the slice's end. When one
-//                                      core does everything, scan runs on its own, over the whole input.
+//                                      unseeded run), and prefetches the `ahead` slice as it goes (with
+//                                      walk_prefetching; `ahead` is empty unless prefetches_next_slice);
+//                                      returns the total through the slice's end. When one core does
+//                                      everything, scan runs on its own, over the whole input.
 // and `op` combines totals (associative, not necessarily commutative).
 #pragma once
 
@@ -184,7 +187,10 @@ class slice_prefixes {
 };
 
 // What each core runs, until no slice is left: reduce my slice, take my predecessor's prefix as base, publish
-// my prefix, claim my next slice, walk mine from its base while prefetching the next.
+// my prefix, walk mine from its base, claim my next slice. Loops whose walk prefetches the next slice
+// (Loops::prefetches_next_slice) claim it before the walk, so that they know what to prefetch. The others
+// claim it after: a slice claimed but not yet reduced holds up every slice after it, so a core that claims
+// only when it is free lets a faster core take more slices instead of waiting for a slower one.
 template <class Loops, class T, class AssociativeOp>
 struct slice_scan_worker {
   Loops loops;
@@ -206,12 +212,18 @@ struct slice_scan_worker {
       // bases: my base is my predecessor's prefix; publish mine at once so my successor need not wait for my walk
       const T* base = mine > 0 ? &prefixes->wait(mine - 1) : (*seed ? &**seed : nullptr);
       prefixes->publish(mine, base ? static_cast<T>(op(*base, total)) : total);
-      const auto next = next_slice->fetch_add(1);
-      // scan: walk my slice from my base, prefetching my next one
-      loops.scan(scratch, slice(mine).begin, slice(mine).end, base, next < slices ? slice(next) : index_range{});
+      // scan: walk my slice from my base (prefetching my next one, if the walk does)
+      std::ptrdiff_t next = slices;
+      if constexpr (Loops::prefetches_next_slice) {
+        next = next_slice->fetch_add(1);
+        loops.scan(scratch, slice(mine).begin, slice(mine).end, base, next < slices ? slice(next) : index_range{});
+      } else {
+        loops.scan(scratch, slice(mine).begin, slice(mine).end, base, index_range{});
+        next = next_slice->fetch_add(1);
+      }
       if (next >= slices) return;
       mine = next;
-      // reduce: fold my next slice, from cache
+      // reduce: fold my next slice
       total = loops.reduce(scratch, slice(mine).begin, slice(mine).end);
     }
   }
