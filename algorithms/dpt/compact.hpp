@@ -131,7 +131,7 @@ struct compact_loops {
 };
 
 // dpt::compact on OMP and TBB: the counts are the slice totals, the running total is the output position.
-// `walk` chooses how blocks are compacted; tests pass each one.
+// `walk` chooses how kept elements are gathered; tests pass each one.
 template <class DerivedPolicy, class InputIt, class OutputIt, class Predicate>
 OutputIt multicore_compact(
     const thrust::detail::execution_policy_base<DerivedPolicy>& exec, InputIt first, std::ptrdiff_t n, OutputIt result,
@@ -149,8 +149,8 @@ OutputIt multicore_compact(
 }  // namespace detail
 
 // Copies the elements x of [first, last) with pred(x) true to result, keeping their order. Returns the end of
-// the output, which must not overlap the input. Scratch: one std::ptrdiff_t per input element on CUDA and CPP,
-// none on OMP and TBB.
+// the output, which must not overlap the input. Scratch: one std::ptrdiff_t per input element on CUDA and CPP;
+// on OMP and TBB, one slice's worth of elements (256 KiB of input) per core.
 template <class DerivedPolicy, class InputIt, class OutputIt, class Predicate>
 OutputIt compact(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, InputIt first, InputIt last,
                  OutputIt result, Predicate pred) {
