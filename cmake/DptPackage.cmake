@@ -16,6 +16,7 @@ install(DIRECTORY algorithms/dpt custom_kernels/dpt custom_kernels/simt DESTINAT
   FILES_MATCHING PATTERN "*.hpp")
 install(EXPORT dpt-targets NAMESPACE dpt:: DESTINATION "${DPT_INSTALL_CMAKEDIR}")
 
+get_filename_component(DPT_BOOST_CMAKE_PARENT "${Boost_DIR}" DIRECTORY)  # …/cmake, above Boost-<version>/
 configure_package_config_file(cmake/dpt-config.cmake.in "${PROJECT_BINARY_DIR}/dpt-config.cmake"
   INSTALL_DESTINATION "${DPT_INSTALL_CMAKEDIR}")
 write_basic_package_version_file("${PROJECT_BINARY_DIR}/dpt-config-version.cmake" COMPATIBILITY SameMinorVersion)

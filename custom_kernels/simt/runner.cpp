@@ -269,7 +269,7 @@ class block_runner {
     ++barrier_arrived_;
     f.waiting_for = wait_kind::block_barrier;
     f.at = at;
-    wait();
+    wait(f.waiting_for);
     if (barrier_arrived_ == threads_) {
       const int result = how == 0 ? barrier_count_ : how == 1 ? barrier_and_ : barrier_or_;
       barrier_arrived_ = 0;
@@ -314,7 +314,7 @@ class block_runner {
     f.mask = mask;
     f.payload = payload;
     f.result = static_cast<std::uint64_t>(lane_arg);  // the lane's own argument until the collective completes
-    wait();
+    wait(f.waiting_for);
     if (it->arrived == mask) {
       complete(t / 32, *it, width);
       w.pending.erase(it);
@@ -429,11 +429,13 @@ class block_runner {
       ready_[t / 64] &= ~(std::uint64_t{1} << (t % 64));
   }
 
-  void wait() {
+  // A barrier or __syncwarp reached is progress; a vote or shuffle is not: a spin loop that asks its warp
+  // whether the flags it waits for have come (`while (__any_sync(…)) __nanosleep(…);`) changes nothing.
+  void wait(wait_kind kind) {
     fiber& f = self();
     f.state = fiber_state::waiting;
     set_ready(static_cast<unsigned>(current_), false);
-    idle_points_ = 0;  // arriving is progress
+    if (kind != wait_kind::ballot && kind != wait_kind::shuffle) idle_points_ = 0;
   }
 
   void release(unsigned t) {

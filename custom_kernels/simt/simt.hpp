@@ -289,6 +289,10 @@ inline void __threadfence_block() {
 inline void __threadfence_system() {
   simt::detail::fence_point();
 }
+// The position of the least significant set bit, counting from 1; 0 for 0.
+inline int __ffs(int x) {
+  return __builtin_ffs(x);
+}
 // Lets other fibers run: a spin loop with __nanosleep makes progress, or is reported as a deadlock.
 inline void __nanosleep(unsigned) {
   simt::detail::sleep_point();

@@ -438,6 +438,44 @@ TEST_CASE("device scans of large inputs under switching schedules", "[simt][devi
   }
 }
 
+// The runner starts a block only when the one before it has finished, so every look-back there meets an
+// inclusive prefix at once. This kernel runs the look-back on published states a GPU produces: tiles that have
+// published only their aggregate between the looking tile and the nearest inclusive prefix, inside one window
+// of 32 tiles and across several. Every lane returns the prefix.
+template <class T, class Op>
+__global__ void look_back_kernel(k::detail::tile_status<T> status, std::int64_t tile, Op op, T* prefixes) {
+  prefixes[threadIdx.x] = k::detail::look_back(status, tile, op);
+}
+
+TEMPLATE_TEST_CASE("the look-back combines aggregates back to the nearest inclusive prefix", "[simt][device_scan]",
+                   std::int32_t, affine) {
+  const op_t<TestType> op{};
+  const std::int64_t tile = 100;
+  const auto aggregates = inputs<TestType>(tile, 3);
+  const auto inclusive = reference_scan(aggregates, false, TestType{}, op);
+  const std::int64_t aggregates_only = GENERATE(0, 1, 2, 31, 32, 33, 63, 64, 65, 99);  // tiles before `tile`
+  const auto sc = GENERATE(make_case(simt::schedule::forward, simt::block_order::forward),
+                           make_case(simt::schedule::random, simt::block_order::forward, 3));
+  INFO(aggregates_only << " tiles with only their aggregate, " << sc.name);
+
+  // Tiles below the nearest inclusive prefix mix both kinds; the look-back must not reach them.
+  const std::int64_t nearest_inclusive = tile - 1 - aggregates_only;
+  std::vector<unsigned> flags(tile);
+  for (std::int64_t j = 0; j < tile; ++j)
+    flags[j] = j > nearest_inclusive   ? k::detail::tile_aggregate_ready
+               : j == nearest_inclusive ? k::detail::tile_inclusive_ready
+               : j % 3 == 0             ? k::detail::tile_inclusive_ready
+                                        : k::detail::tile_aggregate_ready;
+  std::vector<TestType> published_aggregates = aggregates, published_inclusive = inclusive;
+  unsigned long long next_tile = 0;
+  const k::detail::tile_status<TestType> status{flags.data(), published_aggregates.data(), published_inclusive.data(),
+                                                &next_tile};
+  std::vector<TestType> prefixes(32);
+  run(sc.options, "look_back_kernel", dim3(1), dim3(32), &look_back_kernel<TestType, op_t<TestType>>, status, tile, op,
+      prefixes.data());
+  CHECK(first_mismatch(prefixes, std::vector<TestType>(32, inclusive[tile - 1])) == -1);
+}
+
 TEST_CASE("device scans reject bad arguments", "[simt][device_scan]") {
   int value = 1;
   CHECK_THROWS_AS(k::inclusive_scan(k::device_scan_algorithm::single_pass, &value, &value, -1, k::sum{}),

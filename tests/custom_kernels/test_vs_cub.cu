@@ -55,6 +55,7 @@ template <class T>
 void check_close(const std::vector<T>& in, const std::vector<T>& ours, const std::vector<T>& cub, bool exclusive,
                  std::size_t segment) {
   REQUIRE(ours.size() == cub.size());
+  if (ours.empty()) return;  // nothing to compare, and no worst element to name
   if constexpr (std::is_floating_point_v<T>) {
     const double u = std::numeric_limits<T>::epsilon() / 2;
     long double magnitude = 0;
@@ -82,7 +83,7 @@ void check_close(const std::vector<T>& in, const std::vector<T>& ours, const std
 }
 
 template <class T, class Op>
-__global__ void cub_warp_scan_kernel(const T* in, T* out, bool exclusive, T init, Op op) {
+__global__ void __launch_bounds__(32) cub_warp_scan_kernel(const T* in, T* out, bool exclusive, T init, Op op) {
   using warp_scan = cub::WarpScan<T>;
   __shared__ typename warp_scan::TempStorage storage;
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * 32 + threadIdx.x;
@@ -93,7 +94,7 @@ __global__ void cub_warp_scan_kernel(const T* in, T* out, bool exclusive, T init
 }
 
 template <class T, int BlockThreads, class Op>
-__global__ void cub_block_scan_kernel(const T* in, T* out, bool exclusive, T init, Op op) {
+__global__ void __launch_bounds__(BlockThreads) cub_block_scan_kernel(const T* in, T* out, bool exclusive, T init, Op op) {
   using block_scan = cub::BlockScan<T, BlockThreads>;
   __shared__ typename block_scan::TempStorage storage;
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * BlockThreads + threadIdx.x;

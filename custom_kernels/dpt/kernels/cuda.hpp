@@ -143,17 +143,26 @@ __device__ inline unsigned lane_rank() {
 
 constexpr unsigned full_warp = 0xffffffffu;
 
-// __shfl_up_sync for any trivially copyable T: moved as 32-bit words, as cub::ShuffleUp does.
-template <class T>
-__device__ T shuffle_up(unsigned mask, const T& value, unsigned delta) {
+// Any trivially copyable T through a warp shuffle, moved as 32-bit words as cub::ShuffleUp does;
+// `shuffle_word(word)` is the __shfl_*_sync of one word.
+template <class T, class ShuffleWord>
+__device__ T shuffle_words(const T& value, ShuffleWord shuffle_word) {
   static_assert(std::is_trivially_copyable<T>::value, "shuffled values must be trivially copyable");
   constexpr int words = static_cast<int>((sizeof(T) + 3) / 4);
   unsigned in[words] = {}, out[words];
   std::memcpy(in, &value, sizeof(T));
-  for (int w = 0; w < words; ++w) out[w] = __shfl_up_sync(mask, in[w], delta);
+  for (int w = 0; w < words; ++w) out[w] = shuffle_word(in[w]);
   T result;
   std::memcpy(&result, out, sizeof(T));
   return result;
+}
+template <class T>
+__device__ T shuffle_up(unsigned mask, const T& value, unsigned delta) {
+  return shuffle_words(value, [&](unsigned word) { return __shfl_up_sync(mask, word, delta); });
+}
+template <class T>
+__device__ T shuffle_down(unsigned mask, const T& value, unsigned delta) {
+  return shuffle_words(value, [&](unsigned word) { return __shfl_down_sync(mask, word, delta); });
 }
 
 // Loads and stores that bypass the non-coherent L1 cache, for values another block publishes during the kernel.

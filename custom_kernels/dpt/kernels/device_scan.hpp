@@ -55,26 +55,49 @@ struct tile_policy {
 
 namespace detail {
 
-// One block scans one tile that it holds in registers, ItemsPerThread consecutive items per thread.
+// One block scans one tile that it holds in registers, ItemsPerThread consecutive items per thread (the
+// "blocked" arrangement the scan needs). Memory is read and written "striped" instead — item j of thread t is
+// element j·BlockThreads + t, so a warp touches 32 neighbouring elements at once — and the tile is transposed
+// between the two through shared memory, as cub::BlockLoad's BLOCK_LOAD_TRANSPOSE does.
 template <class T, class Policy>
 struct tile_scan {
   using block_scan = BlockScan<T, Policy::block_threads, Policy::algorithm>;
   static constexpr int items = Policy::items_per_thread;
+  static constexpr int threads = Policy::block_threads;
+  // One padding element after every 128 bytes: a thread's consecutive items (a stride of `items` between
+  // threads) then fall in distinct banks.
+  static constexpr int per_row = sizeof(T) <= 128 ? static_cast<int>(128 / sizeof(T)) : 1 << 30;
+  __device__ static int padded(int i) { return i + i / per_row; }
 
   struct TempStorage {
     typename block_scan::TempStorage scan;
     uninitialized_array<T, 1> tile_total;
+    uninitialized_array<T, Policy::tile_items + Policy::tile_items / per_row + 1> exchange;
   };
 
   // Thread t's items [t·items, t·items + items) of the tile's first `valid`; the rest are copies of a valid one.
-  __device__ static void load(const T* in, std::int64_t begin, int valid, T (&values)[items]) {
-    const int first = static_cast<int>(thread_rank()) * items;
-    for (int j = 0; j < items; ++j) values[j] = in[begin + (first + j < valid ? first + j : 0)];
+  __device__ static void load(TempStorage& storage, const T* in, std::int64_t begin, int valid, T (&values)[items]) {
+    const int thread = static_cast<int>(thread_rank());
+    // Phase 1: coalesced reads into shared memory.
+    for (int j = 0; j < items; ++j) {
+      const int i = j * threads + thread;
+      storage.exchange[padded(i)] = in[begin + (i < valid ? i : 0)];
+    }
+    __syncthreads();
+    // Phase 2: each thread takes its consecutive items.
+    for (int j = 0; j < items; ++j) values[j] = storage.exchange[padded(thread * items + j)];
+    __syncthreads();  // every thread has its items before the exchange is reused
   }
-  __device__ static void store(T* out, std::int64_t begin, int valid, const T (&values)[items]) {
-    const int first = static_cast<int>(thread_rank()) * items;
-    for (int j = 0; j < items; ++j)
-      if (first + j < valid) out[begin + first + j] = values[j];
+  __device__ static void store(TempStorage& storage, T* out, std::int64_t begin, int valid, const T (&values)[items]) {
+    const int thread = static_cast<int>(thread_rank());
+    // Phase 1: each thread puts back its consecutive items.
+    for (int j = 0; j < items; ++j) storage.exchange[padded(thread * items + j)] = values[j];
+    __syncthreads();
+    // Phase 2: coalesced writes of the valid elements.
+    for (int j = 0; j < items; ++j) {
+      const int i = j * threads + thread;
+      if (i < valid) out[begin + i] = storage.exchange[padded(i)];
+    }
   }
 
   // Replaces the items by their scan within the tile — inclusive, or exclusive (the tile's first item then
@@ -126,34 +149,35 @@ __device__ inline int tile_valid(std::int64_t n, std::int64_t begin) {
 
 // Launch 1: scan every tile on its own and write its total.
 template <class T, class Op, class Policy>
-__global__ void scan_tiles_kernel(const T* in, T* out, T* tile_totals, std::int64_t n, Op op, bool exclusive) {
+__global__ void __launch_bounds__(Policy::block_threads) scan_tiles_kernel(const T* in, T* out, T* tile_totals, std::int64_t n, Op op, bool exclusive) {
   using tile = tile_scan<T, Policy>;
   __shared__ typename tile::TempStorage storage;
   const std::int64_t begin = static_cast<std::int64_t>(blockIdx.x) * Policy::tile_items;
   const int valid = tile_valid<Policy>(n, begin);
   T values[Policy::items_per_thread];
-  tile::load(in, begin, valid, values);
+  tile::load(storage, in, begin, valid, values);
   const T total = tile::scan(storage, values, valid, exclusive, op);
-  tile::store(out, begin, valid, values);
+  tile::store(storage, out, begin, valid, values);
   if (thread_rank() == 0) tile_totals[blockIdx.x] = total;
 }
 
 // Launch 3: combine the totals of all earlier tiles (and the initial value) into every tile.
 template <class T, class Op, class Policy>
-__global__ void add_tile_prefixes_kernel(T* out, const T* scanned_totals, std::int64_t n, Op op, bool exclusive,
-                                         T initial_value) {
-  using tile = tile_scan<T, Policy>;
+__global__ void __launch_bounds__(Policy::block_threads)
+    add_tile_prefixes_kernel(T* out, const T* scanned_totals, std::int64_t n, Op op, bool exclusive, T initial_value) {
   const std::int64_t tile_index = blockIdx.x;
   const std::int64_t begin = tile_index * Policy::tile_items;
   const int valid = tile_valid<Policy>(n, begin);
-  const bool has_seed = exclusive || tile_index > 0;
-  const T seed = !exclusive       ? (tile_index > 0 ? scanned_totals[tile_index - 1] : initial_value)
+  if (!exclusive && tile_index == 0) return;  // the first tile of an inclusive scan is complete
+  const T seed = !exclusive       ? scanned_totals[tile_index - 1]
                  : tile_index > 0 ? op(initial_value, scanned_totals[tile_index - 1])
                                   : initial_value;
-  T values[Policy::items_per_thread];
-  tile::load(out, begin, valid, values);
-  tile::add_seed(values, valid, exclusive, has_seed, seed, op);
-  tile::store(out, begin, valid, values);
+  // Element by element, so striped (coalesced) with no transpose; in an exclusive scan the tile's first
+  // element becomes the seed itself.
+  for (int j = 0; j < Policy::items_per_thread; ++j) {
+    const int i = j * Policy::block_threads + static_cast<int>(thread_rank());
+    if (i < valid) out[begin + i] = exclusive && i == 0 ? seed : op(seed, out[begin + i]);
+  }
 }
 
 template <class Policy>
@@ -214,28 +238,47 @@ __device__ void publish(const tile_status<T>& status, std::int64_t tile, const T
   atomicExch(&status.flags[tile], flag);
 }
 
-// The combination of every tile before `tile`: walk back, combining aggregates, until an inclusive prefix.
+// The combination of every tile before `tile`, by one whole warp: lane k watches tile w − k of a window of 32
+// tiles ending at w; the warp combines the window back to its nearest inclusive prefix, or the whole window and
+// moves 32 tiles back. Every lane returns the prefix.
 template <class T, class Op>
 __device__ T look_back(const tile_status<T>& status, std::int64_t tile, Op op) {
+  const int lane = static_cast<int>(lane_rank());
   T prefix{};
   bool has_prefix = false;
-  for (std::int64_t j = tile - 1;; --j) {
-    unsigned flag, delay = 32;
-    while ((flag = load_volatile(&status.flags[j])) == tile_empty) {
-      __nanosleep(delay);  // tile j's block is running but has not published yet
-      if (delay < 1024) delay *= 2;
+  for (std::int64_t window = tile - 1;; window -= 32) {
+    // Wait until every tile of the window has published something (tile 0 always publishes its inclusive
+    // prefix, so lanes before it never wait and are never combined).
+    const std::int64_t j = window - lane;
+    unsigned flag = j >= 0 ? load_volatile(&status.flags[j]) : unsigned{tile_inclusive_ready};
+    for (unsigned delay = 16; __any_sync(full_warp, flag == tile_empty); delay = delay < 512 ? 2 * delay : delay) {
+      __nanosleep(delay);  // some block of the window is running but has not published yet
+      if (flag == tile_empty) flag = load_volatile(&status.flags[j]);
     }
-    __threadfence();  // read the value only after seeing its flag
-    const T value = load_volatile(flag == tile_inclusive_ready ? &status.inclusive_prefixes[j] : &status.aggregates[j]);
-    prefix = has_prefix ? op(value, prefix) : value;  // earlier tiles go on the left
+    __threadfence();  // read the values only after seeing their flags
+    T value{};
+    if (j >= 0)
+      value = load_volatile(flag == tile_inclusive_ready ? &status.inclusive_prefixes[j] : &status.aggregates[j]);
+
+    // Combine lanes 0..last in tile order (a higher lane holds an earlier tile: the left operand), where
+    // `last` is the nearest inclusive prefix or, without one, the window's end. Lane 0 gets the result.
+    const unsigned inclusive_lanes = __ballot_sync(full_warp, flag == tile_inclusive_ready);
+    const int last = inclusive_lanes ? __ffs(static_cast<int>(inclusive_lanes)) - 1 : 31;
+    for (int d = 1; d < 32; d *= 2) {
+      const T earlier = shuffle_down(full_warp, value, static_cast<unsigned>(d));
+      if (lane + d <= last) value = op(earlier, value);
+    }
+    const T window_total = shuffle_words(value, [](unsigned word) { return __shfl_sync(full_warp, word, 0); });
+    prefix = has_prefix ? op(window_total, prefix) : window_total;  // earlier tiles go on the left
     has_prefix = true;
-    if (flag == tile_inclusive_ready) return prefix;
+    if (inclusive_lanes) return prefix;
   }
 }
 
 template <class T, class Op, class Policy, class TileId>
-__global__ void single_pass_scan_kernel(const T* in, T* out, std::int64_t n, Op op, bool exclusive, T initial_value,
-                                        tile_status<T> status) {
+__global__ void __launch_bounds__(Policy::block_threads)
+    single_pass_scan_kernel(const T* in, T* out, std::int64_t n, Op op, bool exclusive, T initial_value,
+                            tile_status<T> status) {
   using tile = tile_scan<T, Policy>;
   struct storage_t {
     typename tile::TempStorage scan;
@@ -253,16 +296,16 @@ __global__ void single_pass_scan_kernel(const T* in, T* out, std::int64_t n, Op 
 
   // Scan the tile on its own.
   T values[Policy::items_per_thread];
-  tile::load(in, begin, valid, values);
+  tile::load(storage.scan, in, begin, valid, values);
   const T total = tile::scan(storage.scan, values, valid, exclusive, op);
 
-  // Publish the aggregate, look back for the prefix, publish the inclusive prefix.
-  if (thread_rank() == 0) {
-    if (tile_index == 0) {
-      publish(status, 0, total, tile_inclusive_ready);
-    } else {
-      publish(status, tile_index, total, tile_aggregate_ready);
-      const T prefix = look_back(status, tile_index, op);
+  // Publish the aggregate, look back for the prefix (the first warp), publish the inclusive prefix.
+  if (tile_index == 0) {
+    if (thread_rank() == 0) publish(status, 0, total, tile_inclusive_ready);
+  } else if (thread_rank() < 32) {
+    if (thread_rank() == 0) publish(status, tile_index, total, tile_aggregate_ready);
+    const T prefix = look_back(status, tile_index, op);
+    if (thread_rank() == 0) {
       publish(status, tile_index, op(prefix, total), tile_inclusive_ready);
       storage.prefix[0] = prefix;
     }
@@ -274,7 +317,7 @@ __global__ void single_pass_scan_kernel(const T* in, T* out, std::int64_t n, Op 
                  : tile_index > 0 ? op(initial_value, storage.prefix[0])
                                   : initial_value;
   tile::add_seed(values, valid, exclusive, has_seed, seed, op);
-  tile::store(out, begin, valid, values);
+  tile::store(storage.scan, out, begin, valid, values);
 }
 
 template <class Policy, class TileId = dynamic_tile_id, class T, class Op>
