@@ -462,7 +462,7 @@ TEMPLATE_TEST_CASE("the look-back combines aggregates back to the nearest inclus
   const std::int64_t nearest_inclusive = tile - 1 - aggregates_only;
   std::vector<unsigned> flags(tile);
   for (std::int64_t j = 0; j < tile; ++j)
-    flags[j] = j > nearest_inclusive   ? k::detail::tile_aggregate_ready
+    flags[j] = j > nearest_inclusive    ? k::detail::tile_aggregate_ready
                : j == nearest_inclusive ? k::detail::tile_inclusive_ready
                : j % 3 == 0             ? k::detail::tile_inclusive_ready
                                         : k::detail::tile_aggregate_ready;

@@ -94,7 +94,8 @@ __global__ void __launch_bounds__(32) cub_warp_scan_kernel(const T* in, T* out, 
 }
 
 template <class T, int BlockThreads, class Op>
-__global__ void __launch_bounds__(BlockThreads) cub_block_scan_kernel(const T* in, T* out, bool exclusive, T init, Op op) {
+__global__ void __launch_bounds__(BlockThreads)
+    cub_block_scan_kernel(const T* in, T* out, bool exclusive, T init, Op op) {
   using block_scan = cub::BlockScan<T, BlockThreads>;
   __shared__ typename block_scan::TempStorage storage;
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * BlockThreads + threadIdx.x;

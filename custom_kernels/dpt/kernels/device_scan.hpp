@@ -20,10 +20,11 @@
 //
 //   - single_pass: the decoupled look-back scan of Merrill & Garland (2016), one launch, each element read once
 //     and written once. A block takes the next tile number from an atomic counter — the order blocks *start*,
-//     which is not blockIdx order — scans it, publishes its total ("aggregate"), then walks back over the
-//     tiles before it, combining their aggregates until it meets one that has published its inclusive prefix,
-//     and publishes its own. Because tile numbers follow the start order, every tile it waits for belongs to a
-//     block that is already running; waiting on blockIdx − 1 instead can wait on a block that never started.
+//     which is not blockIdx order — scans it, publishes its total ("aggregate"), then its first warp walks back
+//     over the tiles before it, 32 at a time, combining their aggregates until it meets one that has published
+//     its inclusive prefix, and publishes its own. Because tile numbers follow the start order, every tile it
+//     waits for belongs to a block that is already running; waiting on blockIdx − 1 instead can wait on a block
+//     that never started.
 //
 // Offsets are 64-bit: n may exceed 2^31. The entry points take device pointers (host pointers on the SIMT
 // runner) and a stream, throw std::invalid_argument for bad arguments and dpt::kernels::cuda_error when a
@@ -149,7 +150,8 @@ __device__ inline int tile_valid(std::int64_t n, std::int64_t begin) {
 
 // Launch 1: scan every tile on its own and write its total.
 template <class T, class Op, class Policy>
-__global__ void __launch_bounds__(Policy::block_threads) scan_tiles_kernel(const T* in, T* out, T* tile_totals, std::int64_t n, Op op, bool exclusive) {
+__global__ void __launch_bounds__(Policy::block_threads)
+    scan_tiles_kernel(const T* in, T* out, T* tile_totals, std::int64_t n, Op op, bool exclusive) {
   using tile = tile_scan<T, Policy>;
   __shared__ typename tile::TempStorage storage;
   const std::int64_t begin = static_cast<std::int64_t>(blockIdx.x) * Policy::tile_items;

@@ -16,7 +16,8 @@ namespace dpt::kernels {
 namespace detail {
 
 template <class T, warp_scan_algorithm Algorithm, class Op>
-__global__ void __launch_bounds__(32) scan_each_warp_kernel(const T* in, T* out, bool exclusive, T initial_value, Op op) {
+__global__ void __launch_bounds__(32)
+    scan_each_warp_kernel(const T* in, T* out, bool exclusive, T initial_value, Op op) {
   using warp_scan = WarpScan<T, Algorithm>;
   __shared__ typename warp_scan::TempStorage storage;  // one warp per block
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * 32 + threadIdx.x;
@@ -28,7 +29,8 @@ __global__ void __launch_bounds__(32) scan_each_warp_kernel(const T* in, T* out,
 }
 
 template <class T, int BlockThreads, block_scan_algorithm Algorithm, class Op>
-__global__ void __launch_bounds__(BlockThreads) scan_each_block_kernel(const T* in, T* out, T* aggregates, bool exclusive, T initial_value, Op op) {
+__global__ void __launch_bounds__(BlockThreads)
+    scan_each_block_kernel(const T* in, T* out, T* aggregates, bool exclusive, T initial_value, Op op) {
   using block_scan = BlockScan<T, BlockThreads, Algorithm>;
   __shared__ typename block_scan::TempStorage storage;
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * BlockThreads + threadIdx.x;
