@@ -94,11 +94,6 @@ template <class T, int BlockThreads>
 class block_scan_up_sweep_down_sweep {
   static_assert(BlockThreads >= 1 && BlockThreads <= 1024, "at most 1024 threads per block");
   static constexpr int n = BlockThreads;
-  // Threads of a sweep step read elements a power of two apart, which would all fall in the same of the 32
-  // four-byte banks. One padding element after every 128 bytes of elements shifts the k-th row of banks by
-  // k, so the active threads of every step hit distinct banks (for 4-byte T and N ≤ 1024).
-  static constexpr int per_row = sizeof(T) <= 128 ? static_cast<int>(128 / sizeof(T)) : 1 << 30;
-  __device__ static int padded(int i) { return i + i / per_row; }
   static constexpr int levels_top = [] {
     int p = 1;
     while (p < n) p *= 2;
@@ -107,7 +102,9 @@ class block_scan_up_sweep_down_sweep {
 
  public:
   struct TempStorage {
-    uninitialized_array<T, n + n / per_row + 1> tree;
+    // Threads of a sweep step read elements a power of two apart: padded, they hit distinct banks (for
+    // 4-byte T and N ≤ 1024).
+    bank_padded_array<T, n> tree;
   };
 
   __device__ explicit block_scan_up_sweep_down_sweep(TempStorage& storage) : tree_(storage.tree) {}
@@ -115,14 +112,14 @@ class block_scan_up_sweep_down_sweep {
   template <class Op>
   __device__ void Scan(T input, T& inclusive, T& exclusive, T& aggregate, Op op) {
     const int thread = static_cast<int>(thread_rank());
-    tree_[padded(thread)] = input;
+    tree_[thread] = input;
     __syncthreads();
 
     // Up-sweep: after the step of stride d, element i with (i + 1) a multiple of 2d holds the combination of
     // the 2d elements ending at i.
     for (int d = 1; d < n; d *= 2) {
       const int i = (thread + 1) * 2 * d - 1;
-      if (i < n) tree_[padded(i)] = op(tree_[padded(i - d)], tree_[padded(i)]);
+      if (i < n) tree_[i] = op(tree_[i - d], tree_[i]);
       __syncthreads();
     }
 
@@ -130,13 +127,13 @@ class block_scan_up_sweep_down_sweep {
     // its block of d already holds its full prefix, so one op completes it.
     for (int d = levels_top / 4; d >= 1; d /= 2) {
       const int i = (thread + 1) * 2 * d + d - 1;
-      if (i < n) tree_[padded(i)] = op(tree_[padded(i - d)], tree_[padded(i)]);
+      if (i < n) tree_[i] = op(tree_[i - d], tree_[i]);
       __syncthreads();
     }
 
-    inclusive = tree_[padded(thread)];
-    exclusive = thread > 0 ? tree_[padded(thread - 1)] : inclusive;
-    aggregate = tree_[padded(n - 1)];
+    inclusive = tree_[thread];
+    exclusive = thread > 0 ? tree_[thread - 1] : inclusive;
+    aggregate = tree_[n - 1];
   }
 
  private:

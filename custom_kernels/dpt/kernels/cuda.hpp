@@ -157,6 +157,16 @@ struct uninitialized_array {
   __device__ T& operator[](int i) { return reinterpret_cast<T*>(bytes)[i]; }
 };
 
+// Shared memory for N values of T with one padding element after every 128 bytes of elements. Threads that
+// access elements a power of two apart would all hit the same of the 32 four-byte banks; the padding shifts
+// the k-th row of banks by k, so that they hit distinct ones. Indexed as the unpadded array.
+template <class T, int N>
+struct bank_padded_array {
+  static constexpr int per_row = sizeof(T) <= 128 ? static_cast<int>(128 / sizeof(T)) : 1 << 30;
+  uninitialized_array<T, N + N / per_row + 1> slots;
+  __device__ T& operator[](int i) { return slots[i + i / per_row]; }
+};
+
 // The launch's dynamic shared memory: `extern __shared__` under nvcc, the SIMT runner's per-block buffer
 // otherwise (a host compiler cannot give `extern __shared__` a per-block meaning).
 template <class T>

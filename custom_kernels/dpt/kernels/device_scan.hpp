@@ -65,15 +65,11 @@ struct tile_scan {
   using block_scan = BlockScan<T, Policy::block_threads, Policy::algorithm>;
   static constexpr int items = Policy::items_per_thread;
   static constexpr int threads = Policy::block_threads;
-  // One padding element after every 128 bytes: a thread's consecutive items (a stride of `items` between
-  // threads) then fall in distinct banks.
-  static constexpr int per_row = sizeof(T) <= 128 ? static_cast<int>(128 / sizeof(T)) : 1 << 30;
-  __device__ static int padded(int i) { return i + i / per_row; }
 
   struct TempStorage {
     typename block_scan::TempStorage scan;
     uninitialized_array<T, 1> tile_total;
-    uninitialized_array<T, Policy::tile_items + Policy::tile_items / per_row + 1> exchange;
+    bank_padded_array<T, Policy::tile_items> exchange;  // threads' consecutive items, `items` apart: padded
   };
 
   // Thread t's items [t·items, t·items + items) of the tile's first `valid`; the rest are copies of a valid one.
@@ -82,22 +78,22 @@ struct tile_scan {
     // Phase 1: coalesced reads into shared memory.
     for (int j = 0; j < items; ++j) {
       const int i = j * threads + thread;
-      storage.exchange[padded(i)] = in[begin + (i < valid ? i : 0)];
+      storage.exchange[i] = in[begin + (i < valid ? i : 0)];
     }
     __syncthreads();
     // Phase 2: each thread takes its consecutive items.
-    for (int j = 0; j < items; ++j) values[j] = storage.exchange[padded(thread * items + j)];
+    for (int j = 0; j < items; ++j) values[j] = storage.exchange[thread * items + j];
     __syncthreads();  // every thread has its items before the exchange is reused
   }
   __device__ static void store(TempStorage& storage, T* out, std::int64_t begin, int valid, const T (&values)[items]) {
     const int thread = static_cast<int>(thread_rank());
     // Phase 1: each thread puts back its consecutive items.
-    for (int j = 0; j < items; ++j) storage.exchange[padded(thread * items + j)] = values[j];
+    for (int j = 0; j < items; ++j) storage.exchange[thread * items + j] = values[j];
     __syncthreads();
     // Phase 2: coalesced writes of the valid elements.
     for (int j = 0; j < items; ++j) {
       const int i = j * threads + thread;
-      if (i < valid) out[begin + i] = storage.exchange[padded(i)];
+      if (i < valid) out[begin + i] = storage.exchange[i];
     }
   }
 
