@@ -67,7 +67,7 @@ struct compact_loops {
   using T = element_t<InputIt>;
   static constexpr bool buffered = can_buffer_kept_v<InputIt>;
   // the reduce reads its slice in one sequential pass, which the processor's own prefetcher serves
-  static constexpr bool prefetches_next_slice = false;
+  bool prefetches_next_slice() const { return false; }
 
   InputIt input;
   OutputIt output;

@@ -8,7 +8,8 @@
 // bandwidth on a two-core machine. For policies of those two systems dpt runs the lecture's two-processor
 // recipe instead (dpt/detail/slice_scan.hpp) — each core sums a slice, the sums become bases, and each core
 // scans its slice from its base — over cache-sized slices, so that memory sees one read and one write per
-// element, as in a copy. Any associative operator works; it need not be commutative.
+// element, as in a copy. Any associative operator works; it need not be commutative. Sums of 4- and 8-byte
+// integers walk their slices a vector at a time on CPUs with AVX-512 (dpt/detail/scan_avx512.hpp).
 // On CUDA and CPP the calls forward to thrust::inclusive_scan / thrust::exclusive_scan.
 #pragma once
 
@@ -20,6 +21,7 @@
 #include <thrust/type_traits/unwrap_contiguous_iterator.h>
 
 #include <dpt/config.hpp>
+#include <dpt/detail/scan_avx512.hpp>
 #include <dpt/detail/slice_scan.hpp>
 #include <dpt/detail/streaming_store.hpp>
 
@@ -31,14 +33,21 @@ namespace detail {
 // the members, which would then be reloaded at every element.
 template <bool Exclusive, class InputIt, class OutputIt, class T, class AssociativeOp>
 struct scan_loops {
+  static constexpr bool vectorizable = can_scan_avx512_v<T, AssociativeOp, InputIt, OutputIt>;
+
   InputIt input;
   OutputIt output;
   AssociativeOp op;
   bool stream_output;  // write with streaming stores (dpt/detail/streaming_store.hpp)
+  scan_walk walk;      // a vector at a time only where `vectorizable` (dpt/detail/scan_avx512.hpp)
+
+  // Measured on the machine of docs/benchmarks.md (2^26 int32, fraction of a copy on the same buffers): the
+  // one-element walk 0.61 without prefetching the next slice and 1.05 with it; the vector walk 1.15 without and
+  // 1.05 with.
+  bool prefetches_next_slice() const { return walk == scan_walk::one_element; }
+  no_scratch make_scratch(std::ptrdiff_t /*slice_length*/) const { return {}; }
 
   // input[i] ⊕ … ⊕ input[end − 1]; the slice is not empty.
-  static constexpr bool prefetches_next_slice = true;
-  no_scratch make_scratch(std::ptrdiff_t /*slice_length*/) const { return {}; }
 
   T reduce(no_scratch&, std::ptrdiff_t i, std::ptrdiff_t end) const {
     const auto in = input;
@@ -59,14 +68,23 @@ struct scan_loops {
       const auto f = op;
       T running = base ? *base : T(in[begin]);
       if (!Exclusive && !base) store(out, begin++, running);
-      walk_prefetching(
-          begin, end, ahead, [this](std::ptrdiff_t a) { prefetch(a); },
-          [&](std::ptrdiff_t i) {
-            const T x = in[i];  // read before writing: the output may alias the input
-            if constexpr (Exclusive) store(out, i, running);
-            running = static_cast<T>(f(running, x));
-            if constexpr (!Exclusive) store(out, i, running);
-          });
+      const auto prefetch_ahead = [this](std::ptrdiff_t a) { prefetch(a); };
+      const auto step = [&](std::ptrdiff_t i) {
+        const T x = in[i];  // read before writing: the output may alias the input
+        if constexpr (Exclusive) store(out, i, running);
+        running = static_cast<T>(f(running, x));
+        if constexpr (!Exclusive) store(out, i, running);
+      };
+#if DPT_HAVE_AVX512 && DPT_HAVE_STREAMING_STORES
+      if constexpr (vectorizable) {
+        if (walk == scan_walk::avx512) {
+          walk_avx512<Exclusive, false>(store, in, static_cast<const char*>(nullptr), out, begin, end, ahead,
+                                        prefetch_ahead, running, T{}, step);
+          return running;
+        }
+      }
+#endif
+      walk_prefetching(begin, end, ahead, prefetch_ahead, step);
       return running;
     });
   }
@@ -74,15 +92,18 @@ struct scan_loops {
 
 // The lecture's "each core scans its slice, then adds its base" (dpt/detail/slice_scan.hpp). `init` seeds
 // an exclusive scan; an inclusive scan ignores it and starts from its first element.
+// `walk` is for tests; the default is the fastest this CPU has.
 template <bool Exclusive, class T, class DerivedPolicy, class InputIt, class OutputIt, class AssociativeOp>
 OutputIt multicore_scan(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, InputIt first, InputIt last,
                         OutputIt result, T init, AssociativeOp op,
-                        slice_sizes sizes = slice_sizes::for_element_bytes(sizeof(T))) {
+                        slice_sizes sizes = slice_sizes::for_element_bytes(sizeof(T)),
+                        std::optional<scan_walk> walk = std::nullopt) {
+  using loops_t = scan_loops<Exclusive, thrust::try_unwrap_contiguous_iterator_t<InputIt>,
+                             thrust::try_unwrap_contiguous_iterator_t<OutputIt>, T, AssociativeOp>;
   const auto n = static_cast<std::ptrdiff_t>(thrust::distance(first, last));
-  const scan_loops<Exclusive, thrust::try_unwrap_contiguous_iterator_t<InputIt>,
-                   thrust::try_unwrap_contiguous_iterator_t<OutputIt>, T, AssociativeOp>
-      loops{thrust::try_unwrap_contiguous_iterator(first), thrust::try_unwrap_contiguous_iterator(result), op,
-            should_stream<thrust::try_unwrap_contiguous_iterator_t<OutputIt>>(n)};
+  const loops_t loops{thrust::try_unwrap_contiguous_iterator(first), thrust::try_unwrap_contiguous_iterator(result), op,
+                      should_stream<thrust::try_unwrap_contiguous_iterator_t<OutputIt>>(n),
+                      walk.value_or(fastest_scan_walk<loops_t::vectorizable>())};
   const auto seed = Exclusive ? std::optional<T>(init) : std::nullopt;
   run_slice_scan(exec, n, loops, seed, op, sizes);
   return result + n;

@@ -17,8 +17,9 @@
 // scans (flag[i], flag[i] ? init : data[i−1]), so each segment starts from init and accumulates the element
 // before the current one. On OMP and TBB, where Thrust's *_scan_by_key runs serially, the same scan of pairs
 // runs through dpt's multicore recipe (dpt/detail/slice_scan.hpp), its per-slice loops written out on plain
-// values: "running = head ? x : running op x". The first element starts a segment whether or not its flag is
-// set. The inclusive form may write over its input; the exclusive form needs a separate output.
+// values: "running = head ? x : running op x", or a vector at a time for integer sums on CPUs with AVX-512
+// (dpt/detail/scan_avx512.hpp). The first element starts a segment whether or not its flag is set. The inclusive form
+// may write over its input; the exclusive form needs a separate output.
 #pragma once
 
 #include <cstddef>
@@ -34,6 +35,7 @@
 #include <thrust/type_traits/unwrap_contiguous_iterator.h>
 
 #include <dpt/config.hpp>
+#include <dpt/detail/scan_avx512.hpp>
 #include <dpt/detail/slice_scan.hpp>
 #include <dpt/detail/streaming_store.hpp>
 
@@ -92,20 +94,26 @@ OutputIt scan_head_flag_pairs(const thrust::detail::execution_policy_base<Derive
 template <bool Exclusive, class InputIt, class FlagIt, class OutputIt, class T, class AssociativeOp>
 struct segmented_scan_loops {
   using pair = thrust::tuple<bool, T>;
+  static constexpr bool vectorizable =
+      can_scan_avx512_v<T, AssociativeOp, InputIt, OutputIt> && can_read_heads_avx512_v<FlagIt>;
+
   InputIt data;
   FlagIt flags;
   OutputIt output;
   T init;
   AssociativeOp op;
   bool stream_output;  // write with streaming stores (dpt/detail/streaming_store.hpp)
+  scan_walk walk;      // a vector at a time only where `vectorizable` (dpt/detail/scan_avx512.hpp)
 
   // A head restarts the running value from the head's element.
   T restart(const T& x) const { return Exclusive ? static_cast<T>(op(init, x)) : x; }
 
+  // As for the scan (dpt/scan.hpp): only the one-element walk is slow enough to hide the next slice's fetch.
+  bool prefetches_next_slice() const { return walk == scan_walk::one_element; }
+  no_scratch make_scratch(std::ptrdiff_t /*slice_length*/) const { return {}; }
+
   // Only the stretch after the slice's last head matters: look for that head from the end (a short search
   // over the flags, usually within one segment), then fold from it. Without a head, fold the whole slice.
-  static constexpr bool prefetches_next_slice = true;
-  no_scratch make_scratch(std::ptrdiff_t /*slice_length*/) const { return {}; }
 
   pair reduce(no_scratch&, std::ptrdiff_t begin, std::ptrdiff_t end) const {
     const auto in = data;
@@ -140,30 +148,42 @@ struct segmented_scan_loops {
         if constexpr (!Exclusive) store(out, i, running);
       };
       if (begin == 0 && begin < end) step(begin++, true);  // the first element starts a segment, flagged or not
-      walk_prefetching(
-          begin, end, ahead, [this](std::ptrdiff_t a) { prefetch(a); },
-          [&](std::ptrdiff_t i) { step(i, static_cast<bool>(heads[i])); });
+      const auto prefetch_ahead = [this](std::ptrdiff_t a) { prefetch(a); };
+      const auto flagged_step = [&](std::ptrdiff_t i) { step(i, static_cast<bool>(heads[i])); };
+#if DPT_HAVE_AVX512 && DPT_HAVE_STREAMING_STORES
+      if constexpr (vectorizable) {
+        if (walk == scan_walk::avx512) {
+          walk_avx512<Exclusive, true>(store, in, heads, out, begin, end, ahead, prefetch_ahead, running, init,
+                                       flagged_step);
+          return pair{true, running};
+        }
+      }
+#endif
+      walk_prefetching(begin, end, ahead, prefetch_ahead, flagged_step);
       return pair{true, running};  // element 0 is a head, so every prefix holds one
     });
   }
 };
 
 // The segmented scan through dpt's multicore recipe: the scan of (flag, value) pairs, slice by slice.
+// `walk` is for tests; the default is the fastest this CPU has.
 template <bool Exclusive, class T, class DerivedPolicy, class InputIt, class FlagIt, class OutputIt,
           class AssociativeOp>
 OutputIt multicore_segmented_scan(
     const thrust::detail::execution_policy_base<DerivedPolicy>& exec, InputIt first, std::ptrdiff_t n,
     FlagIt head_flags, OutputIt result, T init, AssociativeOp op,
-    slice_sizes sizes = slice_sizes::for_element_bytes(sizeof(T) + sizeof(::cuda::std::iter_value_t<FlagIt>))) {
-  const segmented_scan_loops<Exclusive, thrust::try_unwrap_contiguous_iterator_t<InputIt>,
-                             thrust::try_unwrap_contiguous_iterator_t<FlagIt>,
-                             thrust::try_unwrap_contiguous_iterator_t<OutputIt>, T, AssociativeOp>
-      loops{thrust::try_unwrap_contiguous_iterator(first),
-            thrust::try_unwrap_contiguous_iterator(head_flags),
-            thrust::try_unwrap_contiguous_iterator(result),
-            init,
-            op,
-            should_stream<thrust::try_unwrap_contiguous_iterator_t<OutputIt>>(n)};
+    slice_sizes sizes = slice_sizes::for_element_bytes(sizeof(T) + sizeof(::cuda::std::iter_value_t<FlagIt>)),
+    std::optional<scan_walk> walk = std::nullopt) {
+  using loops_t = segmented_scan_loops<Exclusive, thrust::try_unwrap_contiguous_iterator_t<InputIt>,
+                                       thrust::try_unwrap_contiguous_iterator_t<FlagIt>,
+                                       thrust::try_unwrap_contiguous_iterator_t<OutputIt>, T, AssociativeOp>;
+  const loops_t loops{thrust::try_unwrap_contiguous_iterator(first),
+                      thrust::try_unwrap_contiguous_iterator(head_flags),
+                      thrust::try_unwrap_contiguous_iterator(result),
+                      init,
+                      op,
+                      should_stream<thrust::try_unwrap_contiguous_iterator_t<OutputIt>>(n),
+                      walk.value_or(fastest_scan_walk<loops_t::vectorizable>())};
   // segmented scan = one scan of (flag, value) pairs, each core walking its slice from its base
   run_slice_scan(exec, n, loops, std::optional(thrust::tuple<bool, T>(true, init)), head_flag_op<T, AssociativeOp>{op},
                  sizes);

@@ -6,7 +6,11 @@
 #pragma once
 
 #include <benchmark/benchmark.h>
+#include <thrust/copy.h>
+#include <thrust/device_vector.h>
+#include <thrust/execution_policy.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -123,8 +127,76 @@ double timed_loop(benchmark::State& state, where side, Op&& op) {
   return timed_loop(state, side, std::forward<Op>(op), [] {});
 }
 
+// A device copy of n int32 from a benchmark's input to its output, timed just before every iteration, and that
+// iteration timed too: the benchmark's paired_copy_fraction is the median over iterations of its bandwidth
+// over the copy's just before it, on the same memory. copy_fraction instead divides by the run's copy baseline,
+// measured minutes earlier on other buffers; on the shared 2-core machine of docs/benchmarks.md copy bandwidth
+// drifted by up to 40% within minutes, and differed by as much from one allocation to the next.
+class paired_copy {
+ public:
+  paired_copy(const int* source, int* destination, std::int64_t n)
+      : source_(source), destination_(destination), n_(n) {}
+
+  void copy() {
+    copy_seconds_.push_back(seconds_of([&] { thrust::copy(thrust::device, source_, source_ + n_, destination_); }));
+  }
+  template <class Op>
+  void run(Op& op) {
+    op_seconds_.push_back(seconds_of(op));
+  }
+
+  // The median over (copy, op) pairs of op's bytes/s over the copy's; the first pair (the warm-up) is left
+  // out. 0 without pairs.
+  double fraction(double op_bytes) const {
+    std::vector<double> ratios;
+    const double copy_bytes = 2.0 * sizeof(int) * static_cast<double>(n_);
+    for (std::size_t i = 1; i < std::min(copy_seconds_.size(), op_seconds_.size()); ++i) {
+      ratios.push_back(op_bytes / op_seconds_[i] / (copy_bytes / copy_seconds_[i]));
+    }
+    if (ratios.empty()) return 0;
+    std::sort(ratios.begin(), ratios.end());
+    const auto n = ratios.size();
+    return n % 2 ? ratios[n / 2] : 0.5 * (ratios[n / 2 - 1] + ratios[n / 2]);
+  }
+
+ private:
+  template <class Op>
+  static double seconds_of(Op&& op) {
+#if DPT_BENCH_GPU
+    DPT_CUDA_CHECK(cudaDeviceSynchronize());
+#endif
+    const auto t0 = std::chrono::steady_clock::now();
+    op();
+#if DPT_BENCH_GPU
+    DPT_CUDA_CHECK(cudaDeviceSynchronize());
+#endif
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+  const int* source_;
+  int* destination_;
+  std::int64_t n_;
+  std::vector<double> copy_seconds_, op_seconds_;
+};
+
 // items/s and bytes/s (per iteration: `items` processed, `bytes` read + written), and copy_fraction: this
-// benchmark's bytes/s over the copy's at the closest size, measured in the same run.
-void report(benchmark::State& state, double total_seconds, double items, double bytes);
+// benchmark's bytes/s over the copy's at the closest size, measured in the same run; with `paired`, also
+// paired_copy_fraction (see paired_copy).
+void report(benchmark::State& state, double total_seconds, double items, double bytes,
+            const paired_copy* paired = nullptr);
+
+// Times `op` and reports it over `items` and `bytes`. CPU builds run `paired` before every iteration (see
+// paired_copy); GPU builds, whose copy bandwidth holds steady, do not.
+template <class Op>
+void measure(benchmark::State& state, where side, double items, double bytes, paired_copy paired, Op&& op) {
+#if DPT_BENCH_GPU
+  (void)paired;
+  report(state, timed_loop(state, side, std::forward<Op>(op)), items, bytes);
+#else
+  const double seconds = timed_loop(
+      state, side, [&] { paired.run(op); }, [&] { paired.copy(); });
+  report(state, seconds, items, bytes, &paired);
+#endif
+}
 
 }  // namespace dpt::bench

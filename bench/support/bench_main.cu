@@ -94,14 +94,15 @@ double copy_bandwidth(double bytes) {
   return best;
 }
 
-void report(benchmark::State& state, double total_seconds, double items, double bytes) {
+void report(benchmark::State& state, double total_seconds, double items, double bytes, const paired_copy* paired) {
   const auto iterations = static_cast<double>(state.iterations());
   state.SetItemsProcessed(static_cast<std::int64_t>(items * iterations));
   state.SetBytesProcessed(static_cast<std::int64_t>(bytes * iterations));
+  if (total_seconds <= 0) return;
+  const double bytes_per_second = bytes * iterations / total_seconds;
   const double reference = copy_bandwidth(bytes);
-  if (reference > 0 && total_seconds > 0) {
-    state.counters["copy_fraction"] = bytes * iterations / total_seconds / reference;
-  }
+  if (reference > 0) state.counters["copy_fraction"] = bytes_per_second / reference;
+  if (paired && paired->fraction(bytes) > 0) state.counters["paired_copy_fraction"] = paired->fraction(bytes);
 }
 
 }  // namespace dpt::bench

@@ -1,11 +1,20 @@
 // dpt::segmented_inclusive_scan / segmented_exclusive_scan against a sequential loop over the segments.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <type_traits>
+#include <utility>
 #include <thrust/device_vector.h>
 #include <thrust/host_vector.h>
 #include <vector>
 
 #include <dpt/segmented_scan.hpp>
+#include "support/first_difference.hpp"
+#include "support/offset_output.hpp"
 #include "support/operators.hpp"
 #include "support/random_inputs.hpp"
 #include "support/sliced_cpu_policy.hpp"
@@ -54,18 +63,21 @@ TEST_CASE("segmented scan matches the sequential reference on random segments",
     const auto end =
         dpt::segmented_inclusive_scan(thrust::device, d_data.begin(), d_data.end(), d_flags.begin(), d_out.begin());
     CHECK(end == d_out.end());
-    CHECK(to_std(d_out) == reference_segmented_scan(data, flags, std::plus<>{}, true, 0));
+    CHECK(dpt::test::first_difference(to_std(d_out), reference_segmented_scan(data, flags, std::plus<>{}, true, 0)) ==
+          "equal");
   }
   SECTION("exclusive sums start every segment from the identity") {
     const auto end =
         dpt::segmented_exclusive_scan(thrust::device, d_data.begin(), d_data.end(), d_flags.begin(), d_out.begin(), 0);
     CHECK(end == d_out.end());
-    CHECK(to_std(d_out) == reference_segmented_scan(data, flags, std::plus<>{}, false, 0));
+    CHECK(dpt::test::first_difference(to_std(d_out), reference_segmented_scan(data, flags, std::plus<>{}, false, 0)) ==
+          "equal");
   }
   SECTION("inclusive sums in place") {
     thrust::device_vector<int> d_inout = d_data;
     dpt::segmented_inclusive_scan(thrust::device, d_inout.begin(), d_inout.end(), d_flags.begin(), d_inout.begin());
-    CHECK(to_std(d_inout) == reference_segmented_scan(data, flags, std::plus<>{}, true, 0));
+    CHECK(dpt::test::first_difference(to_std(d_inout), reference_segmented_scan(data, flags, std::plus<>{}, true, 0)) ==
+          "equal");
   }
 }
 
@@ -152,10 +164,83 @@ TEST_CASE("segmented scan streams outputs larger than the caches and stays right
 
   SECTION("inclusive") {
     dpt::segmented_inclusive_scan(thrust::device, d_data.begin(), d_data.end(), d_flags.begin(), d_out.begin());
-    CHECK(to_std(d_out) == reference_segmented_scan(data, flags, std::plus<>{}, true, 0));
+    CHECK(dpt::test::first_difference(to_std(d_out), reference_segmented_scan(data, flags, std::plus<>{}, true, 0)) ==
+          "equal");
   }
   SECTION("exclusive") {
     dpt::segmented_exclusive_scan(thrust::device, d_data.begin(), d_data.end(), d_flags.begin(), d_out.begin(), 0);
-    CHECK(to_std(d_out) == reference_segmented_scan(data, flags, std::plus<>{}, false, 0));
+    CHECK(dpt::test::first_difference(to_std(d_out), reference_segmented_scan(data, flags, std::plus<>{}, false, 0)) ==
+          "equal");
+  }
+}
+
+namespace {
+
+// The multicore segmented sum of `data` (heads where `flags` is set, stored as F) through `walk` and `sizes`,
+// written `offset` elements into its output; checks against the sequential loop and that nothing else was
+// written.
+template <bool Exclusive, class T, class F>
+void check_segmented_sum_walk(const std::vector<T>& data, const std::vector<int>& flags, std::ptrdiff_t offset,
+                              dpt::detail::slice_sizes sizes, dpt::detail::scan_walk walk, bool in_place) {
+  const T init = Exclusive ? static_cast<T>(3) : T{};
+  const auto heads = std::make_unique<F[]>(flags.size());  // not std::vector: vector<bool> holds no bool array
+  std::copy(flags.begin(), flags.end(), heads.get());
+  dpt::test::offset_output<T> output(data, offset, in_place);
+  const auto n = static_cast<std::ptrdiff_t>(data.size());
+  const auto end = dpt::detail::multicore_segmented_scan<Exclusive>(
+      dpt::test::sliced_cpu_policy, output.in(), n, heads.get(), output.out(), init, std::plus<T>{}, sizes, walk);
+  CHECK(end == output.out() + n);
+  CHECK(dpt::test::first_difference(
+            output.written(), reference_segmented_scan(data, flags, std::plus<T>{}, !Exclusive, init)) == "equal");
+  CHECK(output.guard_untouched());
+}
+
+}  // namespace
+
+// (value type, head flag type): the vector walk reads 1- and 4-byte flags under 4- and 8-byte lanes.
+TEMPLATE_TEST_CASE("segmented integer sums are the same through every walk, slicing and output alignment",
+                   "[primitives][segmented_scan]" DPT_BACKEND_TAG, (std::pair<std::int32_t, int>),
+                   (std::pair<std::uint32_t, std::uint8_t>), (std::pair<std::int64_t, bool>),
+                   (std::pair<std::int64_t, std::int32_t>)) {
+  using T = typename TestType::first_type;
+  using F = typename TestType::second_type;
+  using dpt::test::segment_layout;
+  const auto layout = GENERATE(segment_layout::one_segment, segment_layout::every_element, segment_layout::random_runs,
+                               segment_layout::first_unflagged);
+  const std::size_t n = GENERATE(0u, 1u, 8u, 9u, 16u, 17u, 33u, 97u, 1009u, 65537u);
+  const std::ptrdiff_t slice_length = GENERATE(7, 1000, 0);  // 0: the library's own slices
+  const std::ptrdiff_t offset = GENERATE(0, 3);
+  const auto walk = GENERATE(from_range(dpt::test::available_scan_walks()));
+  CAPTURE(dpt::test::name(layout), n, slice_length, offset, dpt::test::name(walk));
+  const auto data = std::is_unsigned_v<T> ? dpt::test::random_values<T>(n, 29 + n, 0, std::numeric_limits<T>::max())
+                                          : dpt::test::random_values<T>(n, 29 + n, -1000, 1000);
+  const auto flags = dpt::test::head_flags(n, layout, 31 + n);
+  const auto sizes = dpt::test::walk_test_slices(slice_length, sizeof(T) + sizeof(F));
+
+  SECTION("inclusive") {
+    check_segmented_sum_walk<false, T, F>(data, flags, offset, sizes, walk, false);
+  }
+  SECTION("exclusive from a start that is not the identity") {
+    check_segmented_sum_walk<true, T, F>(data, flags, offset, sizes, walk, false);
+  }
+  SECTION("inclusive, in place") {
+    check_segmented_sum_walk<false, T, F>(data, flags, offset, sizes, walk, true);
+  }
+}
+
+TEST_CASE("segmented integer sums through every walk stay right when the output is streamed",
+          "[primitives][segmented_scan]" DPT_BACKEND_TAG) {
+  const std::size_t n = 9000011;  // > 32 MiB of int32: written with streaming stores
+  const auto walk = GENERATE(from_range(dpt::test::available_scan_walks()));
+  CAPTURE(dpt::test::name(walk));
+  const auto data = dpt::test::random_values<int>(n, 37, -1000, 1000);
+  const auto flags = dpt::test::head_flags(n, dpt::test::segment_layout::random_runs, 41);
+  const auto sizes = dpt::detail::slice_sizes::for_element_bytes(sizeof(int) + sizeof(int));
+
+  SECTION("inclusive, output one element past a line boundary") {
+    check_segmented_sum_walk<false, int, int>(data, flags, 1, sizes, walk, false);
+  }
+  SECTION("exclusive") {
+    check_segmented_sum_walk<true, int, int>(data, flags, 0, sizes, walk, false);
   }
 }

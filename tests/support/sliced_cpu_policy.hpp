@@ -8,6 +8,7 @@
 #include <thrust/execution_policy.h>
 #include <vector>
 
+#include <dpt/detail/scan_avx512.hpp>
 #include <dpt/detail/slice_scan.hpp>
 
 namespace dpt::test {
@@ -24,6 +25,23 @@ inline const std::vector<std::ptrdiff_t> tiny_slice_lengths{1, 2, 3, 7, 64, 1000
 // Every input, however small, is sliced.
 inline dpt::detail::slice_sizes tiny_slices(std::ptrdiff_t slice_length) {
   return {slice_length, 0};
+}
+
+// Every way this CPU has of walking a slice of an integer sum scan (dpt/detail/scan_avx512.hpp).
+inline std::vector<dpt::detail::scan_walk> available_scan_walks() {
+  std::vector<dpt::detail::scan_walk> walks{dpt::detail::scan_walk::one_element};
+  if (dpt::detail::cpu_has_avx512()) walks.push_back(dpt::detail::scan_walk::avx512);
+  return walks;
+}
+
+inline const char* name(dpt::detail::scan_walk walk) {
+  return walk == dpt::detail::scan_walk::avx512 ? "avx512" : "one element";
+}
+
+// Slicings for walk tests: short slices (chains of hand-offs, vectors cut at slice ends) and, with
+// slice_length 0, the library's own sizes (small inputs are then one long walk on the calling thread).
+inline dpt::detail::slice_sizes walk_test_slices(std::ptrdiff_t slice_length, std::size_t element_bytes) {
+  return slice_length > 0 ? tiny_slices(slice_length) : dpt::detail::slice_sizes::for_element_bytes(element_bytes);
 }
 
 }  // namespace dpt::test

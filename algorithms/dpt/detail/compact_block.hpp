@@ -23,14 +23,7 @@
 #include <utility>
 
 #include <dpt/config.hpp>
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__)
-#  include <immintrin.h>
-#  define DPT_HAVE_AVX512_COMPACT 1
-#  define DPT_TARGET_AVX512 __attribute__((target("avx512f")))
-#else
-#  define DPT_HAVE_AVX512_COMPACT 0
-#endif
+#include <dpt/detail/cpu_features.hpp>
 
 namespace dpt::detail {
 
@@ -81,17 +74,11 @@ DPT_ALWAYS_INLINE std::ptrdiff_t compact_two_lanes(InputIt in, std::ptrdiff_t fi
 template <class InputIt>
 inline constexpr bool can_compact_avx512_v = false;
 
-#if DPT_HAVE_AVX512_COMPACT
+#if DPT_HAVE_AVX512
 
 template <class T>
 inline constexpr bool can_compact_avx512_v<T*> = std::is_trivially_copyable_v<std::remove_cv_t<T>> &&
                                                  (sizeof(T) == 4 || sizeof(T) == 8);
-
-// Whether this CPU runs AVX-512 Foundation instructions; asked once.
-inline bool cpu_has_avx512() {
-  static const bool has = __builtin_cpu_supports("avx512f");
-  return has;
-}
 
 // The same contract as compact_two_lanes, for in = a raw pointer (can_compact_avx512_v). Call only when
 // cpu_has_avx512(). The predicate is inlined here and compiled for AVX-512 too.
@@ -127,12 +114,6 @@ DPT_TARGET_AVX512 std::ptrdiff_t compact_avx512(const T* in, std::ptrdiff_t firs
   return count;
 }
 
-#else
-
-inline bool cpu_has_avx512() {
-  return false;
-}
-
 #endif
 
 // How a compaction gathers its kept elements.
@@ -149,7 +130,7 @@ compact_walk fastest_compact_walk() {
 template <class InputIt, class Predicate>
 DPT_ALWAYS_INLINE std::ptrdiff_t compact_into(compact_walk walk, InputIt in, std::ptrdiff_t first, std::ptrdiff_t last,
                                               Predicate keep, element_t<InputIt>* kept) {
-#if DPT_HAVE_AVX512_COMPACT
+#if DPT_HAVE_AVX512
   if constexpr (can_compact_avx512_v<InputIt>) {
     if (walk == compact_walk::avx512) return compact_avx512(in, first, last, keep, kept);
   }

@@ -19,10 +19,12 @@
 //
 // One refinement keeps a core busy while memory works: when a core publishes a slice's prefix it can claim
 // its next slice at once, and prefetch it while it walks the current one, so that the next reduce reads from
-// cache and the walk's arithmetic overlaps the memory traffic.
+// cache and the walk's arithmetic overlaps the memory traffic. That pays for a walk that takes a cycle or more
+// per element; a walk a vector at a time is over too soon to hide the next slice's fetch, and claiming late
+// serves it better (see slice_scan_worker).
 //
 // What "fold" and "walk" mean is the caller's: a `Loops` object supplies
-//   static constexpr bool prefetches_next_slice
+//   bool prefetches_next_slice() const
 //                                      whether its scan prefetches the `ahead` slice (see slice_scan_worker)
 //   Scratch make_scratch(slice_length) const
 //                                      a core's own working memory, made once per core and handed to both
@@ -188,7 +190,7 @@ class slice_prefixes {
 
 // What each core runs, until no slice is left: reduce my slice, take my predecessor's prefix as base, publish
 // my prefix, walk mine from its base, claim my next slice. Loops whose walk prefetches the next slice
-// (Loops::prefetches_next_slice) claim it before the walk, so that they know what to prefetch. The others
+// (Loops::prefetches_next_slice()) claim it before the walk, so that they know what to prefetch. The others
 // claim it after: a slice claimed but not yet reduced holds up every slice after it, so a core that claims
 // only when it is free lets a faster core take more slices instead of waiting for a slower one.
 template <class Loops, class T, class AssociativeOp>
@@ -214,7 +216,7 @@ struct slice_scan_worker {
       prefixes->publish(mine, base ? static_cast<T>(op(*base, total)) : total);
       // scan: walk my slice from my base (prefetching my next one, if the walk does)
       std::ptrdiff_t next = slices;
-      if constexpr (Loops::prefetches_next_slice) {
+      if (loops.prefetches_next_slice()) {
         next = next_slice->fetch_add(1);
         loops.scan(scratch, slice(mine).begin, slice(mine).end, base, next < slices ? slice(next) : index_range{});
       } else {
