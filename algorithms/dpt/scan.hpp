@@ -78,8 +78,8 @@ struct scan_loops {
 #if DPT_HAVE_AVX512 && DPT_HAVE_STREAMING_STORES
       if constexpr (vectorizable) {
         if (walk == scan_walk::avx512) {
-          walk_avx512<Exclusive, false>(store, in, static_cast<const char*>(nullptr), out, begin, end, ahead,
-                                        prefetch_ahead, running, T{}, step);
+          walk_avx512<Exclusive, false>(store, in, static_cast<const char*>(nullptr), out, begin, end, running, T{},
+                                        step);
           return running;
         }
       }

@@ -153,8 +153,7 @@ struct segmented_scan_loops {
 #if DPT_HAVE_AVX512 && DPT_HAVE_STREAMING_STORES
       if constexpr (vectorizable) {
         if (walk == scan_walk::avx512) {
-          walk_avx512<Exclusive, true>(store, in, heads, out, begin, end, ahead, prefetch_ahead, running, init,
-                                       flagged_step);
+          walk_avx512<Exclusive, true>(store, in, heads, out, begin, end, running, init, flagged_step);
           return pair{true, running};
         }
       }

@@ -186,7 +186,7 @@ void check_sum_walk(const std::vector<T>& data, std::ptrdiff_t offset, dpt::deta
 TEMPLATE_TEST_CASE("integer sums are the same through every walk, slicing and output alignment",
                    "[primitives][scan]" DPT_BACKEND_TAG, std::int32_t, std::uint32_t, std::int64_t) {
   using T = TestType;
-  // around one vector (16 int32, 8 int64) and one prefetch chunk, primes, and more than a serial run
+  // around one vector (16 int32, 8 int64), primes, and more than a serial run
   const std::size_t n = GENERATE(0u, 1u, 7u, 8u, 9u, 15u, 16u, 17u, 33u, 97u, 1009u, 65537u, 300007u);
   const std::ptrdiff_t slice_length = GENERATE(7, 1000, 4099, 0);  // 0: the library's own slices
   const std::ptrdiff_t offset = GENERATE(0, 1, 3);

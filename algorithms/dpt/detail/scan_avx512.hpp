@@ -27,7 +27,6 @@
 
 #include <dpt/config.hpp>
 #include <dpt/detail/cpu_features.hpp>
-#include <dpt/detail/slice_scan.hpp>
 #include <dpt/detail/streaming_store.hpp>
 
 namespace dpt::detail {
@@ -171,25 +170,18 @@ DPT_TARGET_AVX512 DPT_ALWAYS_INLINE void sum_step(__m512i& x, typename Lanes::ma
   cut = static_cast<typename Lanes::mask>(cut | (cut << D));
 }
 
-// Scans `chunks` chunks of walk_chunk elements from in + begin to out + begin (64-byte aligned when
-// Streaming), from `running`, the sum before them; prefetches a chunk of `ahead` per chunk, as
-// walk_prefetching does. Segmented: `heads` are the head flags, and a head's segment starts from init plus
-// its element. Exclusive: element i's output is the running value before it (init at a head). Returns the
-// running value after the last element.
-template <bool Exclusive, bool Segmented, bool Streaming, class T, class F, class Prefetch>
-DPT_TARGET_AVX512 T scan_chunks_avx512(const T* in, const F* heads, T* out, std::ptrdiff_t begin, std::ptrdiff_t chunks,
-                                       index_range ahead, Prefetch prefetch, T running, T init) {
+// Scans `vectors` vectors' worth of elements from in + begin to out + begin (64-byte aligned when Streaming),
+// from `running`, the sum before them. Segmented: `heads` are the head flags, and a head's segment starts from
+// init plus its element. Exclusive: element i's output is the running value before it (init at a head).
+// Returns the running value after the last element.
+template <bool Exclusive, bool Segmented, bool Streaming, class T, class F>
+DPT_TARGET_AVX512 T scan_vectors_avx512(const T* in, const F* heads, T* out, std::ptrdiff_t begin,
+                                        std::ptrdiff_t vectors, T running, T init) {
   using lanes = avx512_lanes<sizeof(T)>;
   using mask = typename lanes::mask;
-  static_assert(walk_chunk % lanes::count == 0);
   __m512i carry = lanes::broadcast(running);  // the running value, in every lane
   const __m512i start = lanes::broadcast(init);
-  std::ptrdiff_t a = ahead.begin;
-  for (std::ptrdiff_t i = begin; i < begin + chunks * walk_chunk; i += lanes::count) {
-    if ((i - begin) % walk_chunk == 0 && a < ahead.end) {
-      prefetch(a);
-      a += walk_chunk;
-    }
+  for (std::ptrdiff_t i = begin; i < begin + vectors * lanes::count; i += lanes::count) {
     __m512i x = _mm512_loadu_si512(in + i);
     mask head = 0, cut = 0;  // the lanes with a head; those with a head within reach of the steps so far
     if constexpr (Segmented) {
@@ -219,18 +211,19 @@ DPT_TARGET_AVX512 T scan_chunks_avx512(const T* in, const F* heads, T* out, std:
 }
 
 // Walks [begin, end) of a sum scan with `running` carried through: `step(i)` (the one-element walk, which
-// updates `running`) until out + i is 64-byte aligned, whole chunks with scan_chunks_avx512, then `step` for
-// what is left. `Store` is the walk's store (dpt/detail/streaming_store.hpp).
-template <bool Exclusive, bool Segmented, class Store, class T, class F, class Prefetch, class Step>
+// updates `running`) until out + i is 64-byte aligned, whole vectors with scan_vectors_avx512, then `step` for
+// what is left. `Store` is the walk's store (dpt/detail/streaming_store.hpp). It prefetches nothing: a vector
+// walk is over too soon to hide the next slice's fetch (the loops' prefetches_next_slice() is false for it).
+template <bool Exclusive, bool Segmented, class Store, class T, class F, class Step>
 DPT_ALWAYS_INLINE void walk_avx512(Store, const T* in, const F* heads, T* out, std::ptrdiff_t begin, std::ptrdiff_t end,
-                                   index_range ahead, Prefetch prefetch, T& running, T init, Step step) {
+                                   T& running, T init, Step step) {
+  constexpr std::ptrdiff_t lanes = avx512_lanes<sizeof(T)>::count;
   std::ptrdiff_t i = begin;
   for (; i < end && reinterpret_cast<std::uintptr_t>(out + i) % 64 != 0; ++i) step(i);
-  const std::ptrdiff_t chunks = (end - i) / walk_chunk;
+  const std::ptrdiff_t vectors = (end - i) / lanes;
   constexpr bool streaming = std::is_same_v<Store, streaming_store>;
-  running =
-      scan_chunks_avx512<Exclusive, Segmented, streaming>(in, heads, out, i, chunks, ahead, prefetch, running, init);
-  for (i += chunks * walk_chunk; i < end; ++i) step(i);
+  running = scan_vectors_avx512<Exclusive, Segmented, streaming>(in, heads, out, i, vectors, running, init);
+  for (i += vectors * lanes; i < end; ++i) step(i);
 }
 
 #endif
