@@ -1,5 +1,6 @@
 // SpMV family: y = A·x in double precision with int32 indices, by dpt::spmv (the lecture's flat form: gather,
-// map, segmented reduction over the non-zeros), by dpt::spmv_row_per_thread (one task per row), by Eigen on
+// map, segmented reduction over the non-zeros; on CPUs through dpt's multicore recipe, with the Thrust
+// composition it replaces there beside it), by dpt::spmv_row_per_thread (one task per row), by Eigen on
 // CPU builds (OpenMP-parallel in the OMP build) and by cuSPARSE on CUDA builds. Inputs: the real matrices of
 // data/matrices and generated ones — 2-D (5-point) and 3-D (7-point) Poisson stencils, whose rows are all
 // alike, and a power-law matrix whose row lengths vary wildly (where one-task-per-row suffers) — at about
@@ -174,6 +175,18 @@ void register_matrix(const std::string& name) {
         state, where::device, [&] { dpt::spmv_row_per_thread(thrust::device, p.view(), p.x.begin(), p.y.begin()); });
     report(state, seconds, a.nnz(), spmv_bytes(a));
   });
+#if !DPT_BENCH_GPU
+  // On CPUs dpt::spmv runs the flat form through dpt's multicore recipe; this is the Thrust composition it
+  // replaces there (row ids, then reduce_by_key), the one dpt::spmv runs on GPUs.
+  add("spmv/thrust_composition/" + name, nnz, [name](benchmark::State& state) {
+    const auto& a = matrix(name);
+    device_problem p(a);
+    const double seconds = timed_loop(state, where::device, [&] {
+      dpt::detail::spmv_by_row_ids(thrust::device, p.view(), p.x.begin(), p.y.begin());
+    });
+    report(state, seconds, a.nnz(), spmv_bytes(a));
+  });
+#endif
 #if DPT_BENCH_GPU
   add("spmv/cusparse/" + name, nnz, [name](benchmark::State& state) {
     const auto& a = matrix(name);

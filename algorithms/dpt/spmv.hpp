@@ -19,18 +19,21 @@
 //   4–5. segmented reduction: the sum of each run of equal row ids = the last element of each segment of the
 //        slide's segmented scan → y = [6, 4, 12, 54]
 //
-// dpt::spmv is that composition: steps 1 and 2 are fused into the reduction's input with iterators (never
-// stored), step 3 scatters head flags and scans them (dpt::inclusive_scan, on every core on OMP and TBB), steps 4–5 are
-// one thrust::reduce_by_key. Rows with no entries produce no segment, so they are filled with 0.
-// dpt::spmv_row_per_thread is the "one thread per row" loop the lecture argues against, kept for comparison (bench/
-// measures both).
+// On CUDA and CPP dpt::spmv is that composition: steps 1 and 2 are fused into the reduction's input with iterators
+// (never stored), step 3 scatters head flags and scans them, steps 4–5 are one thrust::reduce_by_key. Rows with no
+// entries produce no segment, so they are filled with 0. On OMP and TBB, whose reduce_by_key runs far below memory
+// bandwidth, the same flat form runs through dpt's multicore recipe: equal slices of non-zeros, each row's sum a
+// segmented reduction that needs no row ids (dpt/detail/spmv_slices.hpp). dpt::spmv_row_per_thread is the "one
+// thread per row" loop the lecture argues against, kept for comparison (bench/ measures all three).
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cuda/functional>
+#include <cuda/std/functional>
 #include <cuda/std/iterator>
+#include <optional>
 #include <thrust/fill.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/discard_iterator.h>
@@ -42,10 +45,15 @@
 #include <thrust/scan.h>
 #include <thrust/scatter.h>
 #include <thrust/transform.h>
+#include <thrust/tuple.h>
+#include <thrust/type_traits/unwrap_contiguous_iterator.h>
 
 #include <dpt/config.hpp>
+#include <dpt/detail/slice_scan.hpp>
+#include <dpt/detail/spmv_slices.hpp>
 #include <dpt/detail/temporary_array.hpp>
 #include <dpt/scan.hpp>
+#include <dpt/segmented_scan.hpp>
 
 namespace dpt {
 
@@ -107,10 +115,8 @@ struct row_dot_product {
   }
 };
 
-}  // namespace detail
-
-// y = A·x, as the lecture composes it: gather, map, expand row offsets to row ids, segmented reduction.
-// x has A.cols elements, y receives A.rows; products and sums use y's value type. Returns y + A.rows.
+// y = A·x through Thrust, as the lecture composes it: gather, map, expand row offsets to row ids, segmented
+// reduction. dpt::spmv on CUDA and CPP; on OMP and TBB bench/ measures it against dpt::spmv's own path.
 //
 // Materialised temporaries (everything else is fused through iterators):
 //   row ids           nnz × sizeof(column index): written by a fill, a scatter (one write per row) and a scan
@@ -123,11 +129,11 @@ struct row_dot_product {
 // Without empty rows (checked with one pass over the rows + 1 offsets), reduce_by_key writes y directly.
 // Inside reduce_by_key: CUB's single-pass version on CUDA, a parallel one on TBB, a sequential loop on CPP; on
 // OpenMP Thrust's generic one, which itself materialises head flags and scans them serially. Together with
-// the row-id passes these are the lecture's "extra passes over the data", and why dpt::spmv_row_per_thread is
-// faster on a CPU (bench/ measures both).
+// the row-id passes these are the lecture's "extra passes over the data"; on a CPU they make this composition
+// slower than one task per row (bench/ measures both).
 template <class DerivedPolicy, class OffsetIt, class IndexIt, class ValueIt, class VectorIt, class OutputIt>
-OutputIt spmv(const thrust::detail::execution_policy_base<DerivedPolicy>& exec,
-              const csr_view<OffsetIt, IndexIt, ValueIt>& A, VectorIt x, OutputIt y) {
+OutputIt spmv_by_row_ids(const thrust::detail::execution_policy_base<DerivedPolicy>& exec,
+                         const csr_view<OffsetIt, IndexIt, ValueIt>& A, VectorIt x, OutputIt y) {
   using index_type = ::cuda::std::iter_value_t<IndexIt>;
   using result_type = ::cuda::std::iter_value_t<OutputIt>;
   if (A.rows == 0) return y;
@@ -172,6 +178,50 @@ OutputIt spmv(const thrust::detail::execution_policy_base<DerivedPolicy>& exec,
   thrust::fill_n(exec, y, A.rows, result_type(0));
   thrust::scatter(exec, row_sums.begin(), ends.second, nonempty_rows.begin(), y);
   return y + A.rows;
+}
+
+// y = A·x on OMP and TBB: the flat form through the multicore recipe (dpt/detail/spmv_slices.hpp). `sizes` is
+// for tests; the default slices hold 256 KiB of values and column indices.
+template <class DerivedPolicy, class OffsetIt, class IndexIt, class ValueIt, class VectorIt, class OutputIt>
+OutputIt multicore_spmv(const thrust::detail::execution_policy_base<DerivedPolicy>& exec,
+                        const csr_view<OffsetIt, IndexIt, ValueIt>& A, VectorIt x, OutputIt y,
+                        slice_sizes sizes = slice_sizes::for_element_bytes(
+                            sizeof(::cuda::std::iter_value_t<ValueIt>) + sizeof(::cuda::std::iter_value_t<IndexIt>))) {
+  using T = ::cuda::std::iter_value_t<OutputIt>;
+  if (A.rows == 0) return y;
+  if (A.nnz == 0) {
+    // no entries at all: every row is empty
+    thrust::fill_n(exec, y, A.rows, T(0));
+    return y + A.rows;
+  }
+  const spmv_slice_loops<
+      thrust::try_unwrap_contiguous_iterator_t<OffsetIt>, thrust::try_unwrap_contiguous_iterator_t<IndexIt>,
+      thrust::try_unwrap_contiguous_iterator_t<ValueIt>, thrust::try_unwrap_contiguous_iterator_t<VectorIt>,
+      thrust::try_unwrap_contiguous_iterator_t<OutputIt>, T>
+      loops{thrust::try_unwrap_contiguous_iterator(A.row_offsets),
+            thrust::try_unwrap_contiguous_iterator(A.column_indices),
+            thrust::try_unwrap_contiguous_iterator(A.values),
+            thrust::try_unwrap_contiguous_iterator(x),
+            thrust::try_unwrap_contiguous_iterator(y),
+            A.rows};
+  // segmented reduction over equal slices of non-zeros: each core sums its slice's rows, carrying the open row
+  run_slice_scan(exec, A.nnz, loops, std::optional(thrust::tuple<bool, T>(true, T(0))),
+                 head_flag_op<T, ::cuda::std::plus<T>>{}, sizes);
+  return y + A.rows;
+}
+
+}  // namespace detail
+
+// y = A·x, the lecture's flat form: every non-zero costs the same, whatever the row lengths. x has A.cols
+// elements, y receives A.rows; products and sums use y's value type. Returns y + A.rows.
+template <class DerivedPolicy, class OffsetIt, class IndexIt, class ValueIt, class VectorIt, class OutputIt>
+OutputIt spmv(const thrust::detail::execution_policy_base<DerivedPolicy>& exec,
+              const csr_view<OffsetIt, IndexIt, ValueIt>& A, VectorIt x, OutputIt y) {
+  if constexpr (detail::is_multicore_cpu_policy_v<DerivedPolicy>) {
+    return detail::multicore_spmv(exec, A, x, y);
+  } else {
+    return detail::spmv_by_row_ids(exec, A, x, y);
+  }
 }
 
 // y = A·x with one task per row, each looping over its own entries: no temporaries and one pass over A, but

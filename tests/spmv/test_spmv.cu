@@ -14,6 +14,7 @@
 #include "spmv/reference.hpp"
 #include "support/device_csr.hpp"
 #include "support/matrix_market.hpp"
+#include "support/sliced_cpu_policy.hpp"
 
 namespace {
 
@@ -77,21 +78,27 @@ std::vector<double> to_double(const thrust::device_vector<T>& d) {
   return std::vector<double>(h.begin(), h.end());
 }
 
-// y from both dpt variants. y starts as 7777 everywhere, so a row that a variant forgets to write shows.
+// y from every dpt variant: dpt::spmv (on OMP and TBB the multicore flat form), the Thrust composition it runs
+// on CUDA and CPP, and one task per row. y starts as 7777 everywhere, so a row that a variant forgets to write
+// shows.
 struct both_results {
-  std::vector<double> lecture, row_per_thread;
+  std::vector<double> lecture, composition, row_per_thread;
 };
 
 template <class Index, class Value, class View>
 both_results run_both(const View& A, const std::vector<double>& x_host) {
   const thrust::device_vector<Value> x(x_host.begin(), x_host.end());
   thrust::device_vector<Value> y(static_cast<std::size_t>(A.rows), Value(7777));
-  const auto end = dpt::spmv(thrust::device, A, x.data(), y.data());
-  REQUIRE(end - y.data() == A.rows);
-  both_results results{to_double(y), {}};
-  thrust::fill(y.begin(), y.end(), Value(7777));
-  dpt::spmv_row_per_thread(thrust::device, A, x.data(), y.data());
-  results.row_per_thread = to_double(y);
+  both_results results;
+  const auto run = [&](std::vector<double>& result, auto variant) {
+    thrust::fill(y.begin(), y.end(), Value(7777));
+    const auto end = variant(thrust::device, A, x.data(), y.data());
+    REQUIRE(end - y.data() == A.rows);
+    result = to_double(y);
+  };
+  run(results.lecture, [](auto&&... args) { return dpt::spmv(args...); });
+  run(results.composition, [](auto&&... args) { return dpt::detail::spmv_by_row_ids(args...); });
+  run(results.row_per_thread, [](auto&&... args) { return dpt::spmv_row_per_thread(args...); });
   return results;
 }
 
@@ -142,6 +149,7 @@ TEMPLATE_TEST_CASE("spmv computes the lecture's example", "[spmv]" DPT_BACKEND_T
   A.values = {3, 1, 2, 4, 2, 6, 8};
   const auto y = run_both<Index, Value>(A, {1, 2, 3, 4});
   CHECK(y.lecture == std::vector<double>{6, 4, 12, 54});
+  CHECK(y.composition == std::vector<double>{6, 4, 12, 54});
   CHECK(y.row_per_thread == std::vector<double>{6, 4, 12, 54});
 }
 
@@ -169,8 +177,11 @@ TEMPLATE_TEST_CASE("spmv matches the sequential reference on random matrices", "
   const auto x = random_x(s.cols, 5);
   const auto ref = reference_spmv(A, x);
   const auto y = run_both<Index, Value>(A, x);
-  SECTION("the lecture's composition: gather, map, segmented reduction") {
+  SECTION("dpt::spmv, the lecture's flat form") {
     check_rows<Value>(y.lecture, ref);
+  }
+  SECTION("the Thrust composition: gather, map, row ids, reduce_by_key") {
+    check_rows<Value>(y.composition, ref);
   }
   SECTION("one task per row") {
     check_rows<Value>(y.row_per_thread, ref);
@@ -243,6 +254,7 @@ TEMPLATE_TEST_CASE("spmv matches the sequential reference on every matrix in dat
     const auto ref = dpt::test::reference_spmv(entries, m.rows, x);
     const auto y = run_both<Index, Value>(A.view(), x);
     check_rows<Value>(y.lecture, ref);
+    check_rows<Value>(y.composition, ref);
     check_rows<Value>(y.row_per_thread, ref);
     if (m.value_field != dpt::mtx::field::real) {
       const std::vector<double> ones(static_cast<std::size_t>(m.cols), 1.0);
@@ -254,4 +266,44 @@ TEMPLATE_TEST_CASE("spmv matches the sequential reference on every matrix in dat
       CHECK(y.lecture[401] == 0);
     }
   }
+}
+
+TEMPLATE_TEST_CASE("the multicore flat spmv gives every row its sum however the slices cut the rows",
+                   "[spmv][slices]" DPT_BACKEND_TAG, DPT_SPMV_TYPES) {
+  using Value = typename TestType::first_type;
+  using Index = typename TestType::second_type;
+  const std::ptrdiff_t slice_length = GENERATE(from_range(dpt::test::tiny_slice_lengths));
+  host_csr A;
+  SECTION("empty rows first, between and last, rows of 1 to 3 entries") {
+    A.rows = 7;
+    A.cols = 5;
+    A.offsets = {0, 0, 0, 3, 3, 4, 4, 4};
+    A.columns = {0, 2, 4, 1};
+    A.values = {1, 2, 3, 4};
+  }
+  SECTION("random shapes") {
+    const auto s = GENERATE(values<shape>({
+        {"no entries", 97, 31, 0, 0, false},
+        {"1 x 1", 1, 1, 1, 0, false},
+        {"one row", 1, 1009, 300, 0, false},
+        {"empty rows (the last two too) and empty columns", 1009, 997, 5, 0.3, true},
+        {"almost every row empty", 4099, 31, 2, 0.99, false},
+        {"one long row among short ones", 1009, 3001, 2, 0.1, false, 3001},
+    }));
+    INFO(s.name);
+    A = random_csr(s, 29 + static_cast<std::uint64_t>(s.rows));
+  }
+  CAPTURE(A.rows, A.values.size(), slice_length);
+  const std::vector<Index> offsets(A.offsets.begin(), A.offsets.end()), columns(A.columns.begin(), A.columns.end());
+  const std::vector<Value> values(A.values.begin(), A.values.end());
+  const auto x_double = random_x(A.cols, 31);
+  const std::vector<Value> x(x_double.begin(), x_double.end());
+  std::vector<Value> y(static_cast<std::size_t>(A.rows), Value(7777));
+  const auto view = dpt::make_csr_view(offsets.data(), columns.data(), values.data(), A.rows, A.cols,
+                                       static_cast<std::ptrdiff_t>(values.size()));
+
+  const auto end = dpt::detail::multicore_spmv(dpt::test::sliced_cpu_policy, view, x.data(), y.data(),
+                                               dpt::test::tiny_slices(slice_length));
+  CHECK(end == y.data() + A.rows);
+  check_rows<Value>(std::vector<double>(y.begin(), y.end()), reference_spmv(A, x_double));
 }

@@ -1,0 +1,91 @@
+// dpt/detail/spmv_slices.hpp — dpt::spmv on OMP and TBB: the lecture's flat form, run through dpt's multicore
+// recipe (dpt/detail/slice_scan.hpp) instead of Thrust's reduce_by_key.
+//
+// The non-zeros are one flat sequence, cut into equal slices whatever the row lengths; a row's sum is a
+// segmented reduction with a head at every row start. With the lecture's matrix and x = [1, 2, 3, 4]:
+//
+//   products     [3 3 4 | 12 4 18 | 32]         slices of 3 entries; rows [0 0 1 | 2 3 3 | 3]
+//   reduce       the sum since the slice's last row start, and whether it has one: (yes, 4) (yes, 22) (no, 32)
+//   bases        the sum so far of the row open where each slice begins:  0, 4 (row 1, ended), 22 (row 3)
+//   walk         slice 0: y0 = 6, y1 = 4;  slice 1: y2 = 12, row 3 goes on;  slice 2: y3 = 22 + 32 = 54
+//
+// The reduce reads only the stretch after the slice's last row start (usually one short row), so memory sees
+// each non-zero once, in the walk. Each row is written by exactly one slice: the one where the row ends, i.e.
+// the slice [begin, end) with begin < row_offsets[r + 1] ≤ end; the first slice also writes the empty rows at
+// offset 0. Thrust's reduce_by_key runs serially on OpenMP (CCCL 3.0.1), after a serial scan of head flags,
+// and the row ids it needs cost two more passes: on the machine of docs/benchmarks.md the composition reached
+// 0.03–0.24 of copy bandwidth at 8–50 M non-zeros, below one task per row.
+#pragma once
+
+#include <cstddef>
+#include <thrust/tuple.h>
+
+#include <dpt/detail/slice_scan.hpp>
+
+namespace dpt::detail {
+
+template <class OffsetIt, class IndexIt, class ValueIt, class VectorIt, class OutputIt, class T>
+struct spmv_slice_loops {
+  using pair = thrust::tuple<bool, T>;  // (a row starts in the stretch, the sum since the last row start)
+
+  OffsetIt row_offsets;
+  IndexIt column_indices;
+  ValueIt values;
+  VectorIt x;
+  OutputIt y;
+  std::ptrdiff_t rows;
+
+  // The walk takes a few cycles per entry (a gather from x) but finds the next slice's entries in the order
+  // the processor's prefetcher expects; claiming late lets a faster core take more slices.
+  bool prefetches_next_slice() const { return false; }
+  no_scratch make_scratch(std::ptrdiff_t /*slice_length*/) const { return {}; }
+
+  // values[k] · x[column_indices[k]] for k in [begin, end), added to `sum` in order.
+  T add_products(T sum, std::ptrdiff_t begin, std::ptrdiff_t end) const {
+    const auto v = values;
+    const auto c = column_indices;
+    const auto xs = x;
+    for (std::ptrdiff_t k = begin; k < end; ++k) sum += static_cast<T>(v[k]) * static_cast<T>(xs[c[k]]);
+    return sum;
+  }
+
+  // The first row r in [0, rows) with row_offsets[r + 1] > k (rows when none): a binary search.
+  std::ptrdiff_t first_row_ending_after(std::ptrdiff_t k) const {
+    std::ptrdiff_t low = 0, high = rows;
+    while (low < high) {
+      const std::ptrdiff_t mid = low + (high - low) / 2;
+      if (static_cast<std::ptrdiff_t>(row_offsets[mid + 1]) > k) {
+        high = mid;
+      } else {
+        low = mid + 1;
+      }
+    }
+    return low;
+  }
+
+  // The row of the slice's last entry starts at row_offsets[r]; fold from there (or from begin, if earlier).
+  pair reduce(no_scratch&, std::ptrdiff_t begin, std::ptrdiff_t end) const {
+    const auto start = static_cast<std::ptrdiff_t>(row_offsets[first_row_ending_after(end - 1)]);
+    return {start >= begin, add_products(T(0), start >= begin ? start : begin, end)};
+  }
+
+  // Writes the rows that end in (begin, end]; `base` holds the sum so far of the row open at `begin`.
+  pair scan(no_scratch&, std::ptrdiff_t begin, std::ptrdiff_t end, const pair* base, index_range /*ahead*/) const {
+    const auto offsets = row_offsets;
+    const auto out = y;
+    std::ptrdiff_t r = begin == 0 ? 0 : first_row_ending_after(begin), k = begin;
+    // the first row goes on from the base if it began in an earlier slice; every later row starts from 0
+    T sum = r < rows && static_cast<std::ptrdiff_t>(offsets[r]) < begin ? thrust::get<1>(*base) : T(0);
+    for (; r < rows; ++r) {
+      const auto row_end = static_cast<std::ptrdiff_t>(offsets[r + 1]);
+      if (row_end > end) break;
+      out[r] = add_products(sum, k, row_end);
+      sum = T(0);
+      k = row_end;
+    }
+    // the row still open at the slice's end: its sum so far
+    return {true, add_products(sum, k, end)};
+  }
+};
+
+}  // namespace dpt::detail
