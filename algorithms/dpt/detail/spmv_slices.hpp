@@ -12,9 +12,10 @@
 // The reduce reads only the stretch after the slice's last row start (usually one short row, which the walk
 // then finds in cache), so memory sees each non-zero about once. Each row is written by exactly one slice, the
 // one where the row ends: the slice [begin, end) with begin < row_offsets[r + 1] ≤ end; the first slice also
-// writes the empty rows at offset 0. Thrust's reduce_by_key runs serially on OpenMP (CCCL 3.0.1), after a serial scan of head flags,
-// and the row ids it needs cost two more passes: on the machine of docs/benchmarks.md the composition reached
-// 0.03–0.24 of copy bandwidth at 8–50 M non-zeros, below one task per row.
+// writes the empty rows at offset 0. Thrust's reduce_by_key runs serially on OpenMP (CCCL 3.0.1), after a
+// serial scan of head flags, and the row ids it needs cost two more passes: on the machine of
+// docs/benchmarks.md that composition ran 5–18× (OpenMP) and 2–5× (TBB) slower than this path at 8–50 M
+// non-zeros.
 #pragma once
 
 #include <cstddef>
