@@ -61,7 +61,7 @@ namespace dpt {
 // row_offsets has rows + 1 entries, starts at 0, never decreases and ends at nnz; column_indices and values
 // have nnz entries each, columns in 0 .. cols − 1. The offset and column types are integers of any width
 // (int32 is enough for up to 2^31 − 1 non-zeros and halves the index traffic of int64); the column index type
-// must also hold every row number, since dpt::spmv stores row ids in it.
+// must also hold every row number, since dpt::spmv on CUDA and CPP stores row ids in it.
 template <class OffsetIt, class IndexIt, class ValueIt>
 struct csr_view {
   OffsetIt row_offsets;
