@@ -204,8 +204,8 @@ int run(const options& opt, const dpt::mtx::coo_matrix& m, const std::vector<dou
   std::printf("  x:           %s\n", !opt.x_path.empty() ? opt.x_path.c_str()
                                      : opt.x_random      ? "uniform random in [-1, 1)"
                                                          : "all ones");
-  std::printf("  time:        %.6f ms median of %d (dpt::spmv: gather + map + segmented reduction)\n",
-              seconds * 1e3, opt.repeat);
+  std::printf("  time:        %.6f ms median of %d (dpt::spmv: gather + map + segmented reduction)\n", seconds * 1e3,
+              opt.repeat);
   std::printf("  throughput:  %.3f GFLOP/s, %.3f GB/s effective\n", rate(seconds, 2 * nnz), rate(seconds, bytes));
   std::printf("  comparison:  %.6f ms, %.3f GFLOP/s with one task per row (dpt::spmv_row_per_thread)\n",
               fused_seconds * 1e3, rate(fused_seconds, 2 * nnz));
