@@ -1,8 +1,9 @@
 // SpMV family: y = A·x in double precision with int32 indices, by dpt::spmv (the lecture's flat form: gather,
 // map, segmented reduction over the non-zeros; on CPUs through dpt's multicore recipe, with the Thrust
 // composition it replaces there beside it), by dpt::spmv_row_per_thread (one task per row), by Eigen on
-// CPU builds (OpenMP-parallel in the OMP build) and by cuSPARSE on CUDA builds. Inputs: the real matrices of
-// data/matrices and generated ones — 2-D (5-point) and 3-D (7-point) Poisson stencils, whose rows are all
+// CPU builds (OpenMP-parallel in the OMP build), and on CUDA builds by dpt::kernels::spmv (the flat form fused
+// into one merge-path kernel, checked against the CSR loop before it is timed) and by cuSPARSE. Inputs: the real
+// matrices of data/matrices and generated ones — 2-D (5-point) and 3-D (7-point) Poisson stencils, whose rows are all
 // alike, and a power-law matrix whose row lengths vary wildly (where one-task-per-row suffers) — at about
 // 1 M non-zeros, and 8 M and 50 M when the run's sizes reach 2^26.
 // Bytes count what one product must move: values and column indices once, row offsets, x once, y once.
@@ -26,6 +27,8 @@
 #endif
 #if DPT_BENCH_GPU
 #  include <cusparse.h>
+#  include <dpt/kernels/spmv.hpp>
+#  include <thrust/host_vector.h>
 #else
 #  include <Eigen/SparseCore>
 #endif
@@ -148,6 +151,21 @@ struct device_problem {
 };
 
 #if DPT_BENCH_GPU
+// With x = 1, y[r] is row r's sum: checked against the sequential loop within the rounding of its terms.
+bool matches_row_sums(const host_csr& a, const thrust::device_vector<double>& y) {
+  const thrust::host_vector<double> got = y;
+  for (std::int64_t r = 0; r < a.rows; ++r) {
+    double sum = 0, magnitude = 0;
+    for (int k = a.offsets[r]; k < a.offsets[r + 1]; ++k) {
+      sum += a.values[k];
+      magnitude += std::fabs(a.values[k]);
+    }
+    const double terms = a.offsets[r + 1] - a.offsets[r];
+    if (std::fabs(got[r] - sum) > 2 * (terms + 1) * 1.2e-16 * magnitude) return false;
+  }
+  return true;
+}
+
 #  define DPT_CUSPARSE_CHECK(call)                                                \
     do {                                                                          \
       const cusparseStatus_t dpt_status_ = (call);                                \
@@ -188,6 +206,18 @@ void register_matrix(const std::string& name) {
   });
 #endif
 #if DPT_BENCH_GPU
+  add("spmv/dpt_fused_kernel/" + name, nnz, [name](benchmark::State& state) {
+    const auto& a = matrix(name);
+    device_problem p(a);
+    const auto run = [&] {
+      dpt::kernels::spmv(thrust::raw_pointer_cast(p.offsets.data()), thrust::raw_pointer_cast(p.columns.data()),
+                         thrust::raw_pointer_cast(p.values.data()), p.rows, p.nnz, thrust::raw_pointer_cast(p.x.data()),
+                         thrust::raw_pointer_cast(p.y.data()));
+    };
+    run();
+    if (!matches_row_sums(a, p.y)) return state.SkipWithError("dpt::kernels::spmv disagrees with the CSR loop");
+    report(state, timed_loop(state, where::device, run), a.nnz(), spmv_bytes(a));
+  });
   add("spmv/cusparse/" + name, nnz, [name](benchmark::State& state) {
     const auto& a = matrix(name);
     device_problem p(a);

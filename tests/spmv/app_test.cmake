@@ -1,7 +1,9 @@
 # dpt-spmv driven as a user would drive it, checking the command-line contract: exit status 2, a one-line
 # "FILE:LINE:" error and no output file for bad input; the right y, written in Matrix Market, for good input.
 #
-#   cmake -DAPP=path/to/dpt-spmv -DDATA_DIR=data/matrices -DWORK_DIR=scratch -P app_test.cmake
+#   cmake -DAPP=path/to/dpt-spmv -DDATA_DIR=data/matrices -DWORK_DIR=scratch [-DFUSED_KERNEL=ON] -P app_test.cmake
+#
+# FUSED_KERNEL (CUDA builds): dpt-spmv also runs dpt::kernels::spmv, and every matrix of data/ is checked with it.
 
 file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
@@ -100,3 +102,11 @@ endif()
 
 # The rectangular LP matrix with empty rows, including its last two.
 run(EXPECT 0 ARGS "${DATA_DIR}/lp_ship04l.mtx" --check --repeat 1 STDOUT "402 x 2166.*: ok")
+
+# CUDA builds check the fused kernel's y too, on every matrix of data/.
+if(FUSED_KERNEL)
+  file(GLOB matrices "${DATA_DIR}/*.mtx")
+  foreach(matrix IN LISTS matrices)
+    run(EXPECT 0 ARGS "${matrix}" --x-random 7 --check --repeat 1 STDOUT "check fused:[^\n]*: ok")
+  endforeach()
+endif()

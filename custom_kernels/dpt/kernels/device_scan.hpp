@@ -318,22 +318,38 @@ __global__ void __launch_bounds__(Policy::block_threads)
   tile::store(storage.scan, out, begin, valid, values);
 }
 
+// The tile_status of one single-pass launch over `tiles` tiles, in one allocation: the flags, the tile counter,
+// then the aggregates and inclusive prefixes. Flags and counter start at 0 (every tile empty, no tile taken); the
+// values need no initialising.
+template <class T>
+class tile_status_storage {
+ public:
+  tile_status_storage(std::int64_t tiles, stream_t stream)
+      : count_(static_cast<std::size_t>(tiles)),
+        counter_offset_((count_ * sizeof(unsigned) + 7) / 8 * 8),
+        values_offset_((counter_offset_ + 8 + value_alignment - 1) / value_alignment * value_alignment),
+        buffer_(values_offset_ + 2 * count_ * sizeof(T), stream) {
+    buffer_.zero();
+  }
+  tile_status<T> status() const {
+    char* base = buffer_.as<char>();
+    T* values = reinterpret_cast<T*>(base + values_offset_);
+    return {reinterpret_cast<unsigned*>(base), values, values + count_,
+            reinterpret_cast<unsigned long long*>(base + counter_offset_)};
+  }
+
+ private:
+  static constexpr std::size_t value_alignment = alignof(T) > 16 ? alignof(T) : 16;
+  std::size_t count_, counter_offset_, values_offset_;
+  device_buffer buffer_;
+};
+
 template <class Policy, class TileId = dynamic_tile_id, class T, class Op>
 void single_pass_scan(const T* in, T* out, std::int64_t n, Op op, bool exclusive, T initial_value, stream_t stream) {
   const std::int64_t tiles = tile_count<Policy>(n);
-  const std::size_t count = static_cast<std::size_t>(tiles);
-  // One allocation: the flags, the tile counter, then the aggregates and inclusive prefixes.
-  const std::size_t counter_offset = (count * sizeof(unsigned) + 7) / 8 * 8;
-  const std::size_t value_alignment = alignof(T) > 16 ? alignof(T) : 16;
-  const std::size_t values_offset = (counter_offset + 8 + value_alignment - 1) / value_alignment * value_alignment;
-  device_buffer state(values_offset + 2 * count * sizeof(T), stream);
-  char* base = state.as<char>();
-  state.zero();  // every tile empty, the counter at 0 — the values need no initialising
-  T* values = reinterpret_cast<T*>(base + values_offset);
-  const tile_status<T> status{reinterpret_cast<unsigned*>(base), values, values + count,
-                              reinterpret_cast<unsigned long long*>(base + counter_offset)};
+  const tile_status_storage<T> state(tiles, stream);
   launch("single_pass_scan_kernel", grid_of(tiles), dim3(Policy::block_threads), stream,
-         &single_pass_scan_kernel<T, Op, Policy, TileId>, in, out, n, op, exclusive, initial_value, status);
+         &single_pass_scan_kernel<T, Op, Policy, TileId>, in, out, n, op, exclusive, initial_value, state.status());
 }
 
 template <int BlockThreads, int ItemsPerThread, class T, class Op>

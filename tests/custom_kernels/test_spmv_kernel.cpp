@@ -1,0 +1,147 @@
+// dpt::kernels::spmv on the host SIMT runner, against the sequential CSR loop, in tiles from 32 merge items
+// (so that small matrices span many tiles) to the library's own, under fiber schedules and block orders that
+// change which tile finishes first.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <dpt/kernels/spmv.hpp>
+#include "custom_kernels/spmv_cases.hpp"
+
+namespace {
+
+namespace k = dpt::kernels;
+
+template <class T, class Offset, class Index>
+struct spmv_types {
+  using value_type = T;
+  using offset_type = Offset;
+  using index_type = Index;
+};
+
+// The case in the index types under test, y poisoned with 7777 so that a row nobody writes shows.
+template <class Types>
+struct device_case {
+  using T = typename Types::value_type;
+  std::vector<typename Types::offset_type> offsets;
+  std::vector<typename Types::index_type> columns;
+  std::vector<T> values, x, y;
+  explicit device_case(const dpt::test::csr_case& m)
+      : offsets(m.offsets.begin(), m.offsets.end()),
+        columns(m.columns.begin(), m.columns.end()),
+        values(m.values.begin(), m.values.end()),
+        x(m.x.begin(), m.x.end()),
+        y(static_cast<std::size_t>(m.rows), T(7777)) {}
+};
+
+// The first row where y differs from the loop's, or -1.
+template <class T>
+long long first_wrong_row(const std::vector<T>& y, const std::vector<double>& expected) {
+  for (std::size_t r = 0; r < y.size(); ++r)
+    if (static_cast<double>(y[r]) != expected[r]) return static_cast<long long>(r);
+  return -1;
+}
+
+template <class Policy, class Types>
+void check_spmv(const dpt::test::csr_case& m) {
+  device_case<Types> d(m);
+  k::detail::spmv_with<Policy>(d.offsets.data(), d.columns.data(), d.values.data(), m.rows, m.nnz(), d.x.data(),
+                               d.y.data(), nullptr);
+  const auto expected = dpt::test::csr_loop(m);
+  const long long row = first_wrong_row(d.y, expected);
+  INFO(m.name << ": " << m.rows << " rows, " << m.nnz() << " entries, tiles of " << Policy::tile_items
+              << " merge items; first wrong row " << row);
+  if (row >= 0) INFO("y[" << row << "] = " << d.y[row] << ", the loop gives " << expected[row]);
+  CHECK(row == -1);
+}
+
+struct schedule_case {
+  simt::options options;
+  std::string name;
+};
+
+std::vector<schedule_case> schedules() {
+  const auto make = [](simt::schedule s, simt::block_order o, std::uint64_t seed) {
+    return schedule_case{simt::options{s, o, seed}, std::string("schedule ") + simt::name(s) + ", block order " +
+                                                        simt::name(o) + ", seed " + std::to_string(seed)};
+  };
+  return {make(simt::schedule::forward, simt::block_order::forward, 1),
+          make(simt::schedule::reverse, simt::block_order::reverse, 1),
+          make(simt::schedule::random, simt::block_order::shuffled, 3),
+          make(simt::schedule::run_to_barrier, simt::block_order::shuffled, 4)};
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("the fused spmv kernel gives every row the sequential loop's sum", "[simt][spmv_kernel]",
+                   (spmv_types<float, std::int32_t, std::int32_t>), (spmv_types<double, std::int64_t, std::int32_t>),
+                   (spmv_types<double, std::int32_t, std::int64_t>)) {
+  const auto sc = GENERATE(from_range(schedules()));
+  const simt::scoped_options use(sc.options);
+
+  SECTION("the lecture's matrix gives y = [6, 4, 12, 54], one merge item per thread, " + sc.name) {
+    using T = typename TestType::value_type;
+    device_case<TestType> d(dpt::test::lecture_matrix());
+    k::detail::spmv_with<k::detail::spmv_policy<32, 1>>(d.offsets.data(), d.columns.data(), d.values.data(), 4, 7,
+                                                        d.x.data(), d.y.data(), nullptr);
+    CHECK(d.y == std::vector<T>{6, 4, 12, 54});
+  }
+  SECTION("small matrices in tiles of 32, 96, 320 and 1024 merge items, " + sc.name) {
+    for (const auto& m : dpt::test::small_spmv_cases()) {
+      check_spmv<k::detail::spmv_policy<32, 1>, TestType>(m);
+      check_spmv<k::detail::spmv_policy<32, 3>, TestType>(m);
+      check_spmv<k::detail::spmv_policy<64, 5>, TestType>(m);
+      check_spmv<k::detail::spmv_policy<k::spmv_block_threads, k::spmv_items_per_thread>, TestType>(m);
+    }
+  }
+}
+
+TEMPLATE_TEST_CASE("the fused spmv kernel handles matrices of many tiles through its public entry point",
+                   "[simt][spmv_kernel]", (spmv_types<float, std::int32_t, std::int32_t>),
+                   (spmv_types<double, std::int64_t, std::int64_t>)) {
+  const simt::scoped_options use({simt::schedule::run_to_barrier, simt::block_order::shuffled, 11});
+  for (const auto& m :
+       {dpt::test::random_rows("20011 rows of 1 to 13 entries, 5% empty", 20011, 30000, 7, 0.05, 21),
+        dpt::test::power_law_rows("30011 power-law rows, up to 20000 entries", 30011, 30011, 20000, 22)}) {
+    device_case<TestType> d(m);
+    k::spmv(d.offsets.data(), d.columns.data(), d.values.data(), m.rows, m.nnz(), d.x.data(), d.y.data());
+    const long long row = first_wrong_row(d.y, dpt::test::csr_loop(m));
+    INFO(m.name << ": first wrong row " << row);
+    CHECK(row == -1);
+  }
+}
+
+TEST_CASE("the fused spmv kernel rejects bad arguments", "[simt][spmv_kernel]") {
+  const std::vector<int> offsets{0, 1}, columns{0};
+  const std::vector<double> values{2.0}, x{3.0};
+  std::vector<double> y(1, 7777.0);
+  const int* const no_ints = nullptr;
+  const double* const no_doubles = nullptr;
+  double* const no_y = nullptr;
+  SECTION("negative sizes are refused") {
+    CHECK_THROWS_AS(k::spmv(offsets.data(), columns.data(), values.data(), -1, 1, x.data(), y.data()),
+                    std::invalid_argument);
+    CHECK_THROWS_AS(k::spmv(offsets.data(), columns.data(), values.data(), 1, -1, x.data(), y.data()),
+                    std::invalid_argument);
+  }
+  SECTION("null pointers for a non-empty matrix are refused, and y is untouched") {
+    CHECK_THROWS_AS(k::spmv(no_ints, columns.data(), values.data(), 1, 1, x.data(), y.data()), std::invalid_argument);
+    CHECK_THROWS_AS(k::spmv(offsets.data(), columns.data(), values.data(), 1, 1, no_doubles, y.data()),
+                    std::invalid_argument);
+    CHECK_THROWS_AS(k::spmv(offsets.data(), columns.data(), values.data(), 1, 1, x.data(), no_y),
+                    std::invalid_argument);
+    CHECK(y[0] == 7777.0);
+  }
+  SECTION("a matrix with no rows is a no-op, even with null pointers") {
+    CHECK_NOTHROW(k::spmv(no_ints, no_ints, no_doubles, 0, 0, no_doubles, no_y));
+  }
+  SECTION("a matrix with rows but no entries needs no columns, values or x") {
+    const std::vector<int> no_entries{0, 0, 0};
+    std::vector<double> y2(2, 7777.0);
+    k::spmv(no_entries.data(), no_ints, no_doubles, 2, 0, no_doubles, y2.data());
+    CHECK(y2 == std::vector<double>{0.0, 0.0});
+  }
+}
