@@ -74,7 +74,57 @@ std::vector<schedule_case> schedules() {
           make(simt::schedule::run_to_barrier, simt::block_order::shuffled, 4)};
 }
 
+// The runner starts a block only when the one before it has finished, so there a tile's look-back always meets
+// its predecessor's inclusive prefix. On a GPU it meets tiles that have published only their aggregate; this
+// kernel runs the look-back over such states with the open rows of SpMV, whose combination does not commute.
+__global__ void open_row_look_back_kernel(k::detail::tile_status<k::detail::open_row<double>> status, std::int64_t tile,
+                                          k::detail::open_row<double>* prefixes) {
+  prefixes[threadIdx.x] = k::detail::look_back(status, tile, k::detail::combine_open_rows<double>{});
+}
+
 }  // namespace
+
+TEST_CASE("the look-back carries an open row across tiles that have published only their aggregate",
+          "[simt][spmv_kernel]") {
+  using carry = k::detail::open_row<double>;
+  const k::detail::combine_open_rows<double> op;
+  const std::int64_t tile = 80;
+  // Tile j leaves j + 1 in the open row (after its row end, if it has one); rows end in tiles 0, 7, 14 and 50
+  // only, so the open row coming into tile 80 holds 51 + 52 + … + 80 and nothing from before tile 50: a
+  // look-back that combines out of order, or past tile 50's row end, gets another sum.
+  std::vector<carry> aggregates(tile), inclusive(tile);
+  for (std::int64_t j = 0; j < tile; ++j) {
+    aggregates[j] = carry{double(j + 1), (j < 20 && j % 7 == 0) || j == 50 ? 1u : 0u};
+    inclusive[j] = j == 0 ? aggregates[0] : op(inclusive[j - 1], aggregates[j]);
+  }
+  REQUIRE(inclusive[tile - 1].sum == (51 + 80) * 30 / 2);
+  const std::int64_t aggregates_only = GENERATE(0, 1, 28, 29, 30, 31, 32, 33, 64, 79);  // tiles before `tile`
+  const auto schedule = GENERATE(simt::schedule::forward, simt::schedule::random);
+  INFO(aggregates_only << " tiles with only their aggregate, schedule " << simt::name(schedule));
+
+  // Tiles below the nearest inclusive prefix mix both kinds; the look-back must not reach them.
+  const std::int64_t nearest_inclusive = tile - 1 - aggregates_only;
+  std::vector<unsigned> flags(tile);
+  for (std::int64_t j = 0; j < tile; ++j)
+    flags[j] = j > nearest_inclusive    ? k::detail::tile_aggregate_ready
+               : j == nearest_inclusive ? k::detail::tile_inclusive_ready
+               : j % 3 == 0             ? k::detail::tile_inclusive_ready
+                                        : k::detail::tile_aggregate_ready;
+  unsigned long long next_tile = 0;
+  const k::detail::tile_status<carry> status{flags.data(), aggregates.data(), inclusive.data(), &next_tile};
+  std::vector<carry> prefixes(32, carry{-1.0, 7u});
+  const simt::options options{schedule, simt::block_order::forward, 5};
+  simt::launch_config config;
+  config.grid = dim3(1);
+  config.block = dim3(32);
+  config.kernel_name = "open_row_look_back_kernel";
+  config.opts = &options;
+  simt::launch(config, &open_row_look_back_kernel, status, tile, prefixes.data());
+  for (const auto& p : prefixes) {
+    CHECK(p.sum == inclusive[tile - 1].sum);
+    CHECK(p.ended == 1u);
+  }
+}
 
 TEMPLATE_TEST_CASE("the fused spmv kernel gives every row the sequential loop's sum", "[simt][spmv_kernel]",
                    (spmv_types<float, std::int32_t, std::int32_t>), (spmv_types<double, std::int64_t, std::int32_t>),
