@@ -14,6 +14,14 @@
 
 namespace dpt::test {
 
+// The value, row-offset and column-index types a test instantiates the kernel with.
+template <class T, class Offset, class Index>
+struct spmv_types {
+  using value_type = T;
+  using offset_type = Offset;
+  using index_type = Index;
+};
+
 struct csr_case {
   std::string name;
   std::int64_t rows = 0, cols = 0;

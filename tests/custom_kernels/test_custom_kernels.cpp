@@ -13,6 +13,7 @@
 #include <dpt/kernels/device_scan.hpp>
 #include <dpt/kernels/scan_each.hpp>
 #include "custom_kernels/scan_inputs.hpp"
+#include "custom_kernels/simt_cases.hpp"
 #include "support/operators.hpp"
 #include "support/random_inputs.hpp"
 
@@ -20,6 +21,9 @@ namespace {
 
 namespace k = dpt::kernels;
 using dpt::test::affine;
+using dpt::test::make_case;
+using dpt::test::run;
+using dpt::test::schedule_case;
 
 // ---- inputs, operators and references ----------------------------------------------------------------------
 
@@ -64,16 +68,6 @@ long long first_mismatch(const std::vector<T>& got, const std::vector<T>& expect
   return -1;
 }
 
-struct schedule_case {
-  simt::options options;
-  std::string name;
-};
-
-schedule_case make_case(simt::schedule s, simt::block_order o, std::uint64_t seed = 1) {
-  return {simt::options{s, o, seed}, std::string("schedule ") + simt::name(s) + ", block order " + simt::name(o) +
-                                         ", seed " + std::to_string(seed)};
-}
-
 // Every schedule with forward and reverse blocks, plus random fibers with shuffled blocks.
 std::vector<schedule_case> all_schedules() {
   std::vector<schedule_case> cases;
@@ -94,17 +88,6 @@ std::string message_of(Body&& body) {
     return e.what();
   }
   return "(nothing thrown)";
-}
-
-template <class... Params, class... Args>
-void run(const simt::options& options, const char* name, dim3 grid, dim3 block, void (*kernel)(Params...),
-         Args&&... args) {
-  simt::launch_config config;
-  config.grid = grid;
-  config.block = block;
-  config.kernel_name = name;
-  config.opts = &options;
-  simt::launch(config, kernel, std::forward<Args>(args)...);
 }
 
 // ---- kernels that exercise one building block at a time ------------------------------------------------------
@@ -438,10 +421,9 @@ TEST_CASE("device scans of large inputs under switching schedules", "[simt][devi
   }
 }
 
-// The runner starts a block only when the one before it has finished, so every look-back there meets an
-// inclusive prefix at once. This kernel runs the look-back on published states a GPU produces: tiles that have
-// published only their aggregate between the looking tile and the nearest inclusive prefix, inside one window
-// of 32 tiles and across several. Every lane returns the prefix.
+// The look-back on published states a GPU produces (dpt::test::look_back_flags): tiles that have published only
+// their aggregate between the looking tile and the nearest inclusive prefix, inside one window of 32 tiles and
+// across several. Every lane returns the prefix.
 template <class T, class Op>
 __global__ void look_back_kernel(k::detail::tile_status<T> status, std::int64_t tile, Op op, T* prefixes) {
   prefixes[threadIdx.x] = k::detail::look_back(status, tile, op);
@@ -458,14 +440,7 @@ TEMPLATE_TEST_CASE("the look-back combines aggregates back to the nearest inclus
                            make_case(simt::schedule::random, simt::block_order::forward, 3));
   INFO(aggregates_only << " tiles with only their aggregate, " << sc.name);
 
-  // Tiles below the nearest inclusive prefix mix both kinds; the look-back must not reach them.
-  const std::int64_t nearest_inclusive = tile - 1 - aggregates_only;
-  std::vector<unsigned> flags(tile);
-  for (std::int64_t j = 0; j < tile; ++j)
-    flags[j] = j > nearest_inclusive    ? k::detail::tile_aggregate_ready
-               : j == nearest_inclusive ? k::detail::tile_inclusive_ready
-               : j % 3 == 0             ? k::detail::tile_inclusive_ready
-                                        : k::detail::tile_aggregate_ready;
+  auto flags = dpt::test::look_back_flags(tile, aggregates_only);
   std::vector<TestType> published_aggregates = aggregates, published_inclusive = inclusive;
   unsigned long long next_tile = 0;
   const k::detail::tile_status<TestType> status{flags.data(), published_aggregates.data(), published_inclusive.data(),

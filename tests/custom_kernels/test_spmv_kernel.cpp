@@ -9,18 +9,14 @@
 #include <vector>
 
 #include <dpt/kernels/spmv.hpp>
+#include "custom_kernels/simt_cases.hpp"
 #include "custom_kernels/spmv_cases.hpp"
 
 namespace {
 
 namespace k = dpt::kernels;
 
-template <class T, class Offset, class Index>
-struct spmv_types {
-  using value_type = T;
-  using offset_type = Offset;
-  using index_type = Index;
-};
+using dpt::test::spmv_types;
 
 // The case in the index types under test, y poisoned with 7777 so that a row nobody writes shows.
 template <class Types>
@@ -58,20 +54,12 @@ void check_spmv(const dpt::test::csr_case& m) {
   CHECK(row == -1);
 }
 
-struct schedule_case {
-  simt::options options;
-  std::string name;
-};
-
-std::vector<schedule_case> schedules() {
-  const auto make = [](simt::schedule s, simt::block_order o, std::uint64_t seed) {
-    return schedule_case{simt::options{s, o, seed}, std::string("schedule ") + simt::name(s) + ", block order " +
-                                                        simt::name(o) + ", seed " + std::to_string(seed)};
-  };
-  return {make(simt::schedule::forward, simt::block_order::forward, 1),
-          make(simt::schedule::reverse, simt::block_order::reverse, 1),
-          make(simt::schedule::random, simt::block_order::shuffled, 3),
-          make(simt::schedule::run_to_barrier, simt::block_order::shuffled, 4)};
+std::vector<dpt::test::schedule_case> schedules() {
+  using dpt::test::make_case;
+  return {make_case(simt::schedule::forward, simt::block_order::forward),
+          make_case(simt::schedule::reverse, simt::block_order::reverse),
+          make_case(simt::schedule::random, simt::block_order::shuffled, 3),
+          make_case(simt::schedule::run_to_barrier, simt::block_order::shuffled, 4)};
 }
 
 // The runner starts a block only when the one before it has finished, so there a tile's look-back always meets
@@ -102,24 +90,12 @@ TEST_CASE("the look-back carries an open row across tiles that have published on
   const auto schedule = GENERATE(simt::schedule::forward, simt::schedule::random);
   INFO(aggregates_only << " tiles with only their aggregate, schedule " << simt::name(schedule));
 
-  // Tiles below the nearest inclusive prefix mix both kinds; the look-back must not reach them.
-  const std::int64_t nearest_inclusive = tile - 1 - aggregates_only;
-  std::vector<unsigned> flags(tile);
-  for (std::int64_t j = 0; j < tile; ++j)
-    flags[j] = j > nearest_inclusive    ? k::detail::tile_aggregate_ready
-               : j == nearest_inclusive ? k::detail::tile_inclusive_ready
-               : j % 3 == 0             ? k::detail::tile_inclusive_ready
-                                        : k::detail::tile_aggregate_ready;
+  auto flags = dpt::test::look_back_flags(tile, aggregates_only);
   unsigned long long next_tile = 0;
   const k::detail::tile_status<carry> status{flags.data(), aggregates.data(), inclusive.data(), &next_tile};
   std::vector<carry> prefixes(32, carry{-1.0, 7u});
-  const simt::options options{schedule, simt::block_order::forward, 5};
-  simt::launch_config config;
-  config.grid = dim3(1);
-  config.block = dim3(32);
-  config.kernel_name = "open_row_look_back_kernel";
-  config.opts = &options;
-  simt::launch(config, &open_row_look_back_kernel, status, tile, prefixes.data());
+  dpt::test::run(simt::options{schedule, simt::block_order::forward, 5}, "open_row_look_back_kernel", dim3(1), dim3(32),
+                 &open_row_look_back_kernel, status, tile, prefixes.data());
   for (const auto& p : prefixes) {
     CHECK(p.sum == inclusive[tile - 1].sum);
     CHECK(p.ended == 1u);

@@ -16,12 +16,7 @@ namespace {
 
 namespace k = dpt::kernels;
 
-template <class T, class Offset, class Index>
-struct spmv_types {
-  using value_type = T;
-  using offset_type = Offset;
-  using index_type = Index;
-};
+using dpt::test::spmv_types;
 
 // Runs the kernel in tiles of Policy on the device and returns the first row where y differs from the loop's,
 // or -1; y starts as 7777 everywhere, so that a row nobody writes shows.

@@ -1,0 +1,52 @@
+// What the SIMT-runner tests of the hand-written kernels share (test_custom_kernels.cpp, test_spmv_kernel.cpp):
+// named schedules to run kernels under, a launch with explicit options, and the published tile states that
+// stand in for a GPU's blocks in look-back tests.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <dpt/kernels/device_scan.hpp>
+
+namespace dpt::test {
+
+struct schedule_case {
+  simt::options options;
+  std::string name;
+};
+
+inline schedule_case make_case(simt::schedule s, simt::block_order o, std::uint64_t seed = 1) {
+  return {simt::options{s, o, seed}, std::string("schedule ") + simt::name(s) + ", block order " + simt::name(o) +
+                                         ", seed " + std::to_string(seed)};
+}
+
+// kernel<<<grid, block>>>(args...) on the runner under `options`.
+template <class... Params, class... Args>
+void run(const simt::options& options, const char* name, dim3 grid, dim3 block, void (*kernel)(Params...),
+         Args&&... args) {
+  simt::launch_config config;
+  config.grid = grid;
+  config.block = block;
+  config.kernel_name = name;
+  config.opts = &options;
+  simt::launch(config, kernel, std::forward<Args>(args)...);
+}
+
+// The runner starts a block only when the one before it has finished, so every look-back there meets an
+// inclusive prefix at once. These are the flags of the `tiles` tiles before a looking tile as a GPU leaves them:
+// the last `aggregates_only` have published only their aggregate, the one before them its inclusive prefix,
+// and the tiles below that, which the look-back must not reach, a mix of both.
+inline std::vector<unsigned> look_back_flags(std::int64_t tiles, std::int64_t aggregates_only) {
+  const std::int64_t nearest_inclusive = tiles - 1 - aggregates_only;
+  std::vector<unsigned> flags(static_cast<std::size_t>(tiles));
+  for (std::int64_t j = 0; j < tiles; ++j)
+    flags[j] = j > nearest_inclusive    ? dpt::kernels::detail::tile_aggregate_ready
+               : j == nearest_inclusive ? dpt::kernels::detail::tile_inclusive_ready
+               : j % 3 == 0             ? dpt::kernels::detail::tile_inclusive_ready
+                                        : dpt::kernels::detail::tile_aggregate_ready;
+  return flags;
+}
+
+}  // namespace dpt::test
