@@ -2,10 +2,10 @@
 // map, segmented reduction over the non-zeros; on CPUs through dpt's multicore recipe, with the Thrust
 // composition it replaces there beside it), by dpt::spmv_row_per_thread (one task per row), by Eigen on
 // CPU builds (OpenMP-parallel in the OMP build), and on CUDA builds by dpt::kernels::spmv (the flat form fused
-// into one merge-path kernel, checked against the CSR loop before it is timed) and by cuSPARSE. Inputs: the real
-// matrices of data/matrices and generated ones — 2-D (5-point) and 3-D (7-point) Poisson stencils, whose rows are all
-// alike, and a power-law matrix whose row lengths vary wildly (where one-task-per-row suffers) — at about
-// 1 M non-zeros, and 8 M and 50 M when the run's sizes reach 2^26.
+// into one merge-path kernel) and by cuSPARSE. Every variant's y is checked against the CSR loop before it is
+// timed. Inputs: the real matrices of data/matrices and generated ones — 2-D (5-point) and 3-D (7-point)
+// Poisson stencils, whose rows are all alike, and a power-law matrix whose row lengths vary wildly (where
+// one-task-per-row suffers) — at about 1 M non-zeros, and 8 M and 50 M when the run's sizes reach 2^26.
 // Bytes count what one product must move: values and column indices once, row offsets, x once, y once.
 #include "support/bench.hpp"
 
@@ -13,12 +13,15 @@
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <random>
 #include <string>
 #include <thrust/device_vector.h>
 #include <thrust/execution_policy.h>
+#include <thrust/fill.h>
+#include <thrust/host_vector.h>
 
 #include <dpt/spmv.hpp>
 
@@ -28,7 +31,6 @@
 #if DPT_BENCH_GPU
 #  include <cusparse.h>
 #  include <dpt/kernels/spmv.hpp>
-#  include <thrust/host_vector.h>
 #else
 #  include <Eigen/SparseCore>
 #endif
@@ -150,10 +152,9 @@ struct device_problem {
   auto view() const { return dpt::make_csr_view(offsets.begin(), columns.begin(), values.begin(), rows, cols, nnz); }
 };
 
-#if DPT_BENCH_GPU
-// With x = 1, y[r] is row r's sum: checked against the sequential loop within the rounding of its terms.
-bool matches_row_sums(const host_csr& a, const thrust::device_vector<double>& y) {
-  const thrust::host_vector<double> got = y;
+// With x = 1, y[r] is row r's sum: true when every row matches the sequential loop within the rounding of its
+// terms (a NaN, such as an unwritten row of the poisoned y, never does).
+bool matches_row_sums(const host_csr& a, const double* y) {
   for (std::int64_t r = 0; r < a.rows; ++r) {
     double sum = 0, magnitude = 0;
     for (int k = a.offsets[r]; k < a.offsets[r + 1]; ++k) {
@@ -161,11 +162,23 @@ bool matches_row_sums(const host_csr& a, const thrust::device_vector<double>& y)
       magnitude += std::fabs(a.values[k]);
     }
     const double terms = a.offsets[r + 1] - a.offsets[r];
-    if (std::fabs(got[r] - sum) > 2 * (terms + 1) * 1.2e-16 * magnitude) return false;
+    if (!(std::fabs(y[r] - sum) <= 2 * (terms + 1) * 1.2e-16 * magnitude)) return false;
   }
   return true;
 }
 
+// Every variant is checked before it is timed: `product` runs once on a y full of NaN, and a variant whose y
+// disagrees with the CSR loop is reported as an error instead of a time.
+template <class Product>
+void check_then_time(benchmark::State& state, const host_csr& a, device_problem& p, where side, Product&& product) {
+  thrust::fill(p.y.begin(), p.y.end(), std::numeric_limits<double>::quiet_NaN());
+  product();
+  const thrust::host_vector<double> y = p.y;
+  if (!matches_row_sums(a, y.data())) return state.SkipWithError("y disagrees with the sequential CSR loop");
+  report(state, timed_loop(state, side, product), a.nnz(), spmv_bytes(a));
+}
+
+#if DPT_BENCH_GPU
 #  define DPT_CUSPARSE_CHECK(call)                                                \
     do {                                                                          \
       const cusparseStatus_t dpt_status_ = (call);                                \
@@ -182,16 +195,13 @@ void register_matrix(const std::string& name) {
   add("spmv/dpt_flat/" + name, nnz, [name](benchmark::State& state) {
     const auto& a = matrix(name);
     device_problem p(a);
-    const double seconds =
-        timed_loop(state, where::device, [&] { dpt::spmv(thrust::device, p.view(), p.x.begin(), p.y.begin()); });
-    report(state, seconds, a.nnz(), spmv_bytes(a));
+    check_then_time(state, a, p, where::device, [&] { dpt::spmv(thrust::device, p.view(), p.x.begin(), p.y.begin()); });
   });
   add("spmv/dpt_row_per_thread/" + name, nnz, [name](benchmark::State& state) {
     const auto& a = matrix(name);
     device_problem p(a);
-    const double seconds = timed_loop(
-        state, where::device, [&] { dpt::spmv_row_per_thread(thrust::device, p.view(), p.x.begin(), p.y.begin()); });
-    report(state, seconds, a.nnz(), spmv_bytes(a));
+    check_then_time(state, a, p, where::device,
+                    [&] { dpt::spmv_row_per_thread(thrust::device, p.view(), p.x.begin(), p.y.begin()); });
   });
 #if !DPT_BENCH_GPU
   // On CPUs dpt::spmv runs the flat form through dpt's multicore recipe; this is the Thrust composition it
@@ -199,24 +209,19 @@ void register_matrix(const std::string& name) {
   add("spmv/thrust_composition/" + name, nnz, [name](benchmark::State& state) {
     const auto& a = matrix(name);
     device_problem p(a);
-    const double seconds = timed_loop(state, where::device, [&] {
-      dpt::detail::spmv_by_row_ids(thrust::device, p.view(), p.x.begin(), p.y.begin());
-    });
-    report(state, seconds, a.nnz(), spmv_bytes(a));
+    check_then_time(state, a, p, where::device,
+                    [&] { dpt::detail::spmv_by_row_ids(thrust::device, p.view(), p.x.begin(), p.y.begin()); });
   });
 #endif
 #if DPT_BENCH_GPU
   add("spmv/dpt_fused_kernel/" + name, nnz, [name](benchmark::State& state) {
     const auto& a = matrix(name);
     device_problem p(a);
-    const auto run = [&] {
+    check_then_time(state, a, p, where::device, [&] {
       dpt::kernels::spmv(thrust::raw_pointer_cast(p.offsets.data()), thrust::raw_pointer_cast(p.columns.data()),
                          thrust::raw_pointer_cast(p.values.data()), p.rows, p.nnz, thrust::raw_pointer_cast(p.x.data()),
                          thrust::raw_pointer_cast(p.y.data()));
-    };
-    run();
-    if (!matches_row_sums(a, p.y)) return state.SkipWithError("dpt::kernels::spmv disagrees with the CSR loop");
-    report(state, timed_loop(state, where::device, run), a.nnz(), spmv_bytes(a));
+    });
   });
   add("spmv/cusparse/" + name, nnz, [name](benchmark::State& state) {
     const auto& a = matrix(name);
@@ -237,7 +242,7 @@ void register_matrix(const std::string& name) {
                                                &beta, y_descr, CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, &buffer_bytes));
     thrust::device_vector<unsigned char> buffer(std::max<std::size_t>(buffer_bytes, 1));
     void* buffer_data = thrust::raw_pointer_cast(buffer.data());
-    const double seconds = timed_loop(state, where::device, [&] {
+    check_then_time(state, a, p, where::device, [&] {
       DPT_CUSPARSE_CHECK(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, matrix_descr, x_descr, &beta,
                                       y_descr, CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, buffer_data));
     });
@@ -245,7 +250,6 @@ void register_matrix(const std::string& name) {
     DPT_CUSPARSE_CHECK(cusparseDestroyDnVec(x_descr));
     DPT_CUSPARSE_CHECK(cusparseDestroySpMat(matrix_descr));
     DPT_CUSPARSE_CHECK(cusparseDestroy(handle));
-    report(state, seconds, a.nnz(), spmv_bytes(a));
   });
 #else
   add("spmv/eigen/" + name, nnz, [name](benchmark::State& state) {
@@ -253,12 +257,14 @@ void register_matrix(const std::string& name) {
     const Eigen::Map<const Eigen::SparseMatrix<double, Eigen::RowMajor, int>> A(
         a.rows, a.cols, a.nnz(), a.offsets.data(), a.columns.data(), a.values.data());
     const Eigen::VectorXd x = Eigen::VectorXd::Ones(a.cols);
-    Eigen::VectorXd y(a.rows);
-    const double seconds = timed_loop(state, where::host, [&] {
+    Eigen::VectorXd y = Eigen::VectorXd::Constant(a.rows, std::numeric_limits<double>::quiet_NaN());
+    const auto product = [&] {
       y.noalias() = A * x;
       benchmark::DoNotOptimize(y.data());
-    });
-    report(state, seconds, a.nnz(), spmv_bytes(a));
+    };
+    product();
+    if (!matches_row_sums(a, y.data())) return state.SkipWithError("y disagrees with the sequential CSR loop");
+    report(state, timed_loop(state, where::host, product), a.nnz(), spmv_bytes(a));
   });
 #endif
 }
