@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(Policy::block_threads)
     }
   }
 
-  // Phase 3, segmented scan of the threads' open rows: what comes into each thread from the tile before it.
+  // Phase 3, segmented scan of the threads' open rows: what comes into each thread from the threads before it.
   carry inclusive, before, aggregate;
   block_scan(storage.scan).Scan(mine, inclusive, before, aggregate, combine_open_rows<T>{});
 
