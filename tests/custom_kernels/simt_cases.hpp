@@ -49,4 +49,22 @@ inline std::vector<unsigned> look_back_flags(std::int64_t tiles, std::int64_t ag
   return flags;
 }
 
+template <class T>
+__global__ void publish_states_kernel(dpt::kernels::detail::tile_status<T> status, const unsigned* flags,
+                                      const T* aggregates, const T* inclusive, std::int64_t tiles) {
+  for (std::int64_t j = 0; j < tiles; ++j)
+    status.publish(j, flags[j] == dpt::kernels::detail::tile_inclusive_ready ? inclusive[j] : aggregates[j], flags[j]);
+}
+
+// Publishes those states in `status`, through the kernels' own publish (so in whichever layout T gets): tile j's
+// aggregate or inclusive prefix, as its flag says.
+template <class T>
+void publish_look_back_states(const dpt::kernels::detail::tile_status<T>& status, const std::vector<T>& aggregates,
+                              const std::vector<T>& inclusive, std::int64_t aggregates_only) {
+  const auto tiles = static_cast<std::int64_t>(aggregates.size());
+  const std::vector<unsigned> flags = look_back_flags(tiles, aggregates_only);
+  run(simt::options{}, "publish_states_kernel", dim3(1), dim3(1), &publish_states_kernel<T>, status, flags.data(),
+      aggregates.data(), inclusive.data(), tiles);
+}
+
 }  // namespace dpt::test

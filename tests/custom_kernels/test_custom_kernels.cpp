@@ -440,15 +440,46 @@ TEMPLATE_TEST_CASE("the look-back combines aggregates back to the nearest inclus
                            make_case(simt::schedule::random, simt::block_order::forward, 3));
   INFO(aggregates_only << " tiles with only their aggregate, " << sc.name);
 
-  auto flags = dpt::test::look_back_flags(tile, aggregates_only);
-  std::vector<TestType> published_aggregates = aggregates, published_inclusive = inclusive;
-  unsigned long long next_tile = 0;
-  const k::detail::tile_status<TestType> status{flags.data(), published_aggregates.data(), published_inclusive.data(),
-                                                &next_tile};
+  const k::detail::tile_status_storage<TestType> storage(tile, nullptr);
+  dpt::test::publish_look_back_states(storage.status(), aggregates, inclusive, aggregates_only);
   std::vector<TestType> prefixes(32);
-  run(sc.options, "look_back_kernel", dim3(1), dim3(32), &look_back_kernel<TestType, op_t<TestType>>, status, tile, op,
-      prefixes.data());
+  run(sc.options, "look_back_kernel", dim3(1), dim3(32), &look_back_kernel<TestType, op_t<TestType>>, storage.status(),
+      tile, op, prefixes.data());
   CHECK(first_mismatch(prefixes, std::vector<TestType>(32, inclusive[tile - 1])) == -1);
+}
+
+template <class T>
+__global__ void read_states_kernel(k::detail::tile_status<T> status, std::int64_t tiles, unsigned* flags, T* values) {
+  for (std::int64_t j = 0; j < tiles; ++j) {
+    const k::detail::tile_state<T> state = status.read(j);
+    flags[j] = state.flag;
+    values[j] = state.value;
+  }
+}
+
+// Values of at most 4 bytes share one word with their flag; larger ones have a flag and two value arrays.
+TEMPLATE_TEST_CASE("a tile's published state reads back as it was published, in either layout", "[simt][device_scan]",
+                   std::int32_t, float, std::int64_t, double, affine) {
+  const std::int64_t published = 70, tiles = published + 5;  // the last five publish nothing
+  const auto aggregates = inputs<TestType>(published, 5), inclusive = inputs<TestType>(published, 6);
+  const std::int64_t aggregates_only = 37;
+  const k::detail::tile_status_storage<TestType> storage(tiles, nullptr);
+  dpt::test::publish_look_back_states(storage.status(), aggregates, inclusive, aggregates_only);
+
+  std::vector<unsigned> flags(tiles, 99u);
+  std::vector<TestType> values(tiles);
+  run(simt::options{}, "read_states_kernel", dim3(1), dim3(1), &read_states_kernel<TestType>, storage.status(), tiles,
+      flags.data(), values.data());
+  const auto expected_flags = dpt::test::look_back_flags(published, aggregates_only);
+  for (std::int64_t j = 0; j < tiles; ++j) {
+    INFO("tile " << j);
+    if (j >= published) {
+      CHECK(flags[j] == k::detail::tile_empty);
+      continue;
+    }
+    REQUIRE(flags[j] == expected_flags[j]);
+    CHECK(values[j] == (flags[j] == k::detail::tile_inclusive_ready ? inclusive[j] : aggregates[j]));
+  }
 }
 
 TEST_CASE("device scans reject bad arguments", "[simt][device_scan]") {

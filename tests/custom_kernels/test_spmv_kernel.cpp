@@ -90,12 +90,11 @@ TEST_CASE("the look-back carries an open row across tiles that have published on
   const auto schedule = GENERATE(simt::schedule::forward, simt::schedule::random);
   INFO(aggregates_only << " tiles with only their aggregate, schedule " << simt::name(schedule));
 
-  auto flags = dpt::test::look_back_flags(tile, aggregates_only);
-  unsigned long long next_tile = 0;
-  const k::detail::tile_status<carry> status{flags.data(), aggregates.data(), inclusive.data(), &next_tile};
+  const k::detail::tile_status_storage<carry> storage(tile, nullptr);
+  dpt::test::publish_look_back_states(storage.status(), aggregates, inclusive, aggregates_only);
   std::vector<carry> prefixes(32, carry{-1.0, 7u});
   dpt::test::run(simt::options{schedule, simt::block_order::forward, 5}, "open_row_look_back_kernel", dim3(1), dim3(32),
-                 &open_row_look_back_kernel, status, tile, prefixes.data());
+                 &open_row_look_back_kernel, storage.status(), tile, prefixes.data());
   for (const auto& p : prefixes) {
     CHECK(p.sum == inclusive[tile - 1].sum);
     CHECK(p.ended == 1u);

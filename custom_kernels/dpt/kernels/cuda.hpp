@@ -14,6 +14,8 @@
 #include <string>
 #include <type_traits>
 
+#include <cuda/atomic>
+
 #if defined(__CUDACC__)
 #  include <cuda_runtime.h>
 
@@ -133,12 +135,14 @@ class device_buffer {
   T* as() const {
     return static_cast<T*>(data_);
   }
-  void zero() {
-    if (bytes_ == 0) return;
+  // Zeroes the first `bytes` bytes (all of them by default), stream-ordered.
+  void zero(std::size_t bytes = SIZE_MAX) {
+    if (bytes > bytes_) bytes = bytes_;
+    if (bytes == 0) return;
 #if defined(__CUDACC__)
-    check(cudaMemsetAsync(data_, 0, bytes_, stream_), "cudaMemsetAsync");
+    check(cudaMemsetAsync(data_, 0, bytes, stream_), "cudaMemsetAsync");
 #else
-    std::memset(data_, 0, bytes_);
+    std::memset(data_, 0, bytes);
 #endif
   }
 
@@ -209,6 +213,28 @@ __device__ T shuffle_up(unsigned mask, const T& value, unsigned delta) {
 template <class T>
 __device__ T shuffle_down(unsigned mask, const T& value, unsigned delta) {
   return shuffle_words(value, [&](unsigned word) { return __shfl_down_sync(mask, word, delta); });
+}
+
+// Device-scope atomic loads and stores of one 32- or 64-bit word (cuda::atomic_ref; PTX ld/st.relaxed.gpu,
+// ld.acquire.gpu, st.release.gpu), for flags that blocks publish to each other during a kernel. A release store
+// makes the thread's earlier writes visible to a thread whose acquire load reads what it stored. A flag ordered
+// this way needs no __threadfence(): that is fence.sc.gpu, which the PTX ISA calls slower than fence.acq_rel,
+// the fence that acquire and release patterns need.
+template <class Word>
+__device__ Word load_relaxed(Word* address) {
+  return cuda::atomic_ref<Word, cuda::thread_scope_device>(*address).load(cuda::memory_order_relaxed);
+}
+template <class Word>
+__device__ Word load_acquire(Word* address) {
+  return cuda::atomic_ref<Word, cuda::thread_scope_device>(*address).load(cuda::memory_order_acquire);
+}
+template <class Word>
+__device__ void store_relaxed(Word* address, Word value) {
+  cuda::atomic_ref<Word, cuda::thread_scope_device>(*address).store(value, cuda::memory_order_relaxed);
+}
+template <class Word>
+__device__ void store_release(Word* address, Word value) {
+  cuda::atomic_ref<Word, cuda::thread_scope_device>(*address).store(value, cuda::memory_order_release);
 }
 
 // Loads and stores that bypass the non-coherent L1 cache, for values another block publishes during the kernel.

@@ -32,6 +32,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 
 #include "dpt/kernels/block_scan.hpp"
@@ -104,9 +105,12 @@ struct tile_scan {
     const int thread = static_cast<int>(thread_rank()), first = thread * items;
     const int mine = valid - first < 0 ? 0 : (valid - first > items ? items : valid - first);
 
-    // Each thread combines its own items (a thread past the end scans a copy; nothing keeps its result).
+    // Each thread combines its own items (a thread past the end scans a copy; nothing keeps its result). The
+    // loops run to the constant `items` and test `j < mine` inside, so they unroll and the items stay in
+    // registers; a loop bound of `mine` puts them in local memory.
     T thread_total = values[0];
-    for (int j = 1; j < mine; ++j) thread_total = op(thread_total, values[j]);
+    for (int j = 1; j < items; ++j)
+      if (j < mine) thread_total = op(thread_total, values[j]);
 
     // The block scans the thread totals: what precedes each thread's items.
     T inclusive, before, aggregate;
@@ -115,7 +119,8 @@ struct tile_scan {
     // Each thread rescans its items, starting from what precedes them.
     bool has_running = thread > 0;
     T running = before;
-    for (int j = 0; j < mine; ++j) {
+    for (int j = 0; j < items; ++j) {
+      if (j >= mine) break;
       const T x = values[j];
       const T next = has_running ? op(running, x) : x;
       values[j] = !exclusive ? next : has_running ? running : x;  // x: the tile's first item has nothing before it
@@ -132,8 +137,8 @@ struct tile_scan {
   __device__ static void add_seed(T (&values)[items], int valid, bool exclusive, bool has_seed, const T& seed, Op op) {
     const int first = static_cast<int>(thread_rank()) * items;
     if (!has_seed) return;
-    for (int j = 0; j < items && first + j < valid; ++j)
-      values[j] = exclusive && first + j == 0 ? seed : op(seed, values[j]);
+    for (int j = 0; j < items; ++j)
+      if (first + j < valid) values[j] = exclusive && first + j == 0 ? seed : op(seed, values[j]);
   }
 };
 
@@ -213,13 +218,62 @@ void three_launch_scan(const T* in, T* out, std::int64_t n, Op op, bool exclusiv
 
 enum : unsigned { tile_empty = 0, tile_aggregate_ready = 1, tile_inclusive_ready = 2 };
 
-// What each tile has published: a flag, its aggregate, its inclusive prefix; and the tile counter.
+// What one tile has published: its flag and the value the flag names.
 template <class T>
-struct tile_status {
+struct tile_state {
+  unsigned flag;
+  T value;
+};
+
+// Values of at most 4 bytes travel with their flag in one 64-bit word, as in Merrill & Garland (2016) and
+// cub::ScanTileState: one store publishes both, one load reads both, and nothing needs ordering between them.
+template <class T>
+constexpr bool packs_with_flag = sizeof(T) <= 4;
+
+// What each tile has published, and the tile counter. status.publish(tile, value, flag) announces a tile's
+// aggregate or inclusive prefix; status.read(tile) returns what the tile has published so far.
+template <class T, bool Packed = packs_with_flag<T>>
+struct tile_status;
+
+// Flag and value in one word: the value's bits above, the flag below. Relaxed atomic stores and loads suffice.
+template <class T>
+struct tile_status<T, true> {
+  unsigned long long* words;
+  unsigned long long* next_tile;
+
+  __device__ void publish(std::int64_t tile, const T& value, unsigned flag) const {
+    std::uint32_t bits = 0;
+    std::memcpy(&bits, &value, sizeof(T));
+    store_relaxed(&words[tile], static_cast<unsigned long long>(bits) << 32 | flag);
+  }
+  __device__ tile_state<T> read(std::int64_t tile) const {
+    const unsigned long long word = load_relaxed(&words[tile]);
+    const auto bits = static_cast<std::uint32_t>(word >> 32);
+    tile_state<T> state{static_cast<unsigned>(word & 0xffffffffu), T{}};
+    std::memcpy(&state.value, &bits, sizeof(T));
+    return state;
+  }
+};
+
+// Larger values: a flag and two value arrays. The value is written first and the flag stored with release
+// semantics; a reader that loads the flag with acquire semantics then sees the value.
+template <class T>
+struct tile_status<T, false> {
   unsigned* flags;
   T* aggregates;
   T* inclusive_prefixes;
   unsigned long long* next_tile;
+
+  __device__ void publish(std::int64_t tile, const T& value, unsigned flag) const {
+    store_volatile(flag == tile_inclusive_ready ? &inclusive_prefixes[tile] : &aggregates[tile], value);
+    store_release(&flags[tile], flag);
+  }
+  __device__ tile_state<T> read(std::int64_t tile) const {
+    tile_state<T> state{load_acquire(&flags[tile]), T{}};
+    if (state.flag != tile_empty)
+      state.value = load_volatile(state.flag == tile_inclusive_ready ? &inclusive_prefixes[tile] : &aggregates[tile]);
+    return state;
+  }
 };
 
 // Tile numbers in the order blocks start: every tile a block looks back at belongs to a block already running.
@@ -228,13 +282,6 @@ struct dynamic_tile_id {
     return static_cast<std::int64_t>(atomicAdd(next_tile, 1ull));
   }
 };
-
-template <class T>
-__device__ void publish(const tile_status<T>& status, std::int64_t tile, const T& value, unsigned flag) {
-  store_volatile(flag == tile_inclusive_ready ? &status.inclusive_prefixes[tile] : &status.aggregates[tile], value);
-  __threadfence();  // the value is visible before the flag that announces it
-  atomicExch(&status.flags[tile], flag);
-}
 
 // The combination of every tile before `tile`, by one whole warp: lane k watches tile w − k of a window of 32
 // tiles ending at w; the warp combines the window back to its nearest inclusive prefix, or the whole window and
@@ -248,15 +295,14 @@ __device__ T look_back(const tile_status<T>& status, std::int64_t tile, Op op) {
     // Wait until every tile of the window has published something (tile 0 always publishes its inclusive
     // prefix, so lanes before it never wait and are never combined).
     const std::int64_t j = window - lane;
-    unsigned flag = j >= 0 ? load_volatile(&status.flags[j]) : unsigned{tile_inclusive_ready};
-    for (unsigned delay = 16; __any_sync(full_warp, flag == tile_empty); delay = delay < 512 ? 2 * delay : delay) {
+    tile_state<T> state = j >= 0 ? status.read(j) : tile_state<T>{tile_inclusive_ready, T{}};
+    for (unsigned delay = 16; __any_sync(full_warp, state.flag == tile_empty);
+         delay = delay < 512 ? 2 * delay : delay) {
       __nanosleep(delay);  // some block of the window is running but has not published yet
-      if (flag == tile_empty) flag = load_volatile(&status.flags[j]);
+      if (state.flag == tile_empty) state = status.read(j);
     }
-    __threadfence();  // read the values only after seeing their flags
-    T value{};
-    if (j >= 0)
-      value = load_volatile(flag == tile_inclusive_ready ? &status.inclusive_prefixes[j] : &status.aggregates[j]);
+    const unsigned flag = state.flag;
+    T value = state.value;
 
     // Combine lanes 0..last in tile order (a higher lane holds an earlier tile: the left operand), where
     // `last` is the nearest inclusive prefix or, without one, the window's end. Lane 0 gets the result.
@@ -299,12 +345,12 @@ __global__ void __launch_bounds__(Policy::block_threads)
 
   // Publish the aggregate, look back for the prefix (the first warp), publish the inclusive prefix.
   if (tile_index == 0) {
-    if (thread_rank() == 0) publish(status, 0, total, tile_inclusive_ready);
+    if (thread_rank() == 0) status.publish(0, total, tile_inclusive_ready);
   } else if (thread_rank() < 32) {
-    if (thread_rank() == 0) publish(status, tile_index, total, tile_aggregate_ready);
+    if (thread_rank() == 0) status.publish(tile_index, total, tile_aggregate_ready);
     const T prefix = look_back(status, tile_index, op);
     if (thread_rank() == 0) {
-      publish(status, tile_index, op(prefix, total), tile_inclusive_ready);
+      status.publish(tile_index, op(prefix, total), tile_inclusive_ready);
       storage.prefix[0] = prefix;
     }
   }
@@ -318,28 +364,34 @@ __global__ void __launch_bounds__(Policy::block_threads)
   tile::store(storage.scan, out, begin, valid, values);
 }
 
-// The tile_status of one single-pass launch over `tiles` tiles, in one allocation: the flags, the tile counter,
-// then the aggregates and inclusive prefixes. Flags and counter start at 0 (every tile empty, no tile taken); the
-// values need no initialising.
+// The tile_status of one single-pass launch over `tiles` tiles, in one allocation: the flags (or flag-and-value
+// words), the tile counter, then (unpacked) the aggregates and inclusive prefixes. Only flags and counter are
+// zeroed (every tile empty, no tile taken); a value is read only after its flag.
 template <class T>
 class tile_status_storage {
+  static constexpr bool packed = packs_with_flag<T>;
+  static constexpr std::size_t value_alignment = alignof(T) > 16 ? alignof(T) : 16;
+
  public:
   tile_status_storage(std::int64_t tiles, stream_t stream)
       : count_(static_cast<std::size_t>(tiles)),
-        counter_offset_((count_ * sizeof(unsigned) + 7) / 8 * 8),
+        counter_offset_((count_ * (packed ? sizeof(unsigned long long) : sizeof(unsigned)) + 7) / 8 * 8),
         values_offset_((counter_offset_ + 8 + value_alignment - 1) / value_alignment * value_alignment),
-        buffer_(values_offset_ + 2 * count_ * sizeof(T), stream) {
-    buffer_.zero();
+        buffer_(values_offset_ + (packed ? 0 : 2 * count_ * sizeof(T)), stream) {
+    buffer_.zero(counter_offset_ + 8);
   }
   tile_status<T> status() const {
     char* base = buffer_.as<char>();
-    T* values = reinterpret_cast<T*>(base + values_offset_);
-    return {reinterpret_cast<unsigned*>(base), values, values + count_,
-            reinterpret_cast<unsigned long long*>(base + counter_offset_)};
+    auto* counter = reinterpret_cast<unsigned long long*>(base + counter_offset_);
+    if constexpr (packed) {
+      return {reinterpret_cast<unsigned long long*>(base), counter};
+    } else {
+      T* values = reinterpret_cast<T*>(base + values_offset_);
+      return {reinterpret_cast<unsigned*>(base), values, values + count_, counter};
+    }
   }
 
  private:
-  static constexpr std::size_t value_alignment = alignof(T) > 16 ? alignof(T) : 16;
   std::size_t count_, counter_offset_, values_offset_;
   device_buffer buffer_;
 };

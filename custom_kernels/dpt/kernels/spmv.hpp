@@ -150,14 +150,14 @@ __global__ void __launch_bounds__(Policy::block_threads)
   // Phase 4, decoupled look-back: what comes into the tile (the first warp), then publish the tile's own.
   if (tile_index == 0) {
     if (thread == 0) {
-      publish(status, 0, aggregate, tile_inclusive_ready);
+      status.publish(0, aggregate, tile_inclusive_ready);
       storage.prefix[0] = carry{T(0), 0u};
     }
   } else if (thread < 32) {
-    if (thread == 0) publish(status, tile_index, aggregate, tile_aggregate_ready);
+    if (thread == 0) status.publish(tile_index, aggregate, tile_aggregate_ready);
     const carry prefix = look_back(status, tile_index, combine_open_rows<T>{});
     if (thread == 0) {
-      publish(status, tile_index, combine_open_rows<T>{}(prefix, aggregate), tile_inclusive_ready);
+      status.publish(tile_index, combine_open_rows<T>{}(prefix, aggregate), tile_inclusive_ready);
       storage.prefix[0] = prefix;
     }
   }
