@@ -76,8 +76,9 @@ struct spmv_policy {
 
 template <class T, class Offset, class Index, class Value, class X, class Policy, class TileId>
 __global__ void __launch_bounds__(Policy::block_threads)
-    spmv_kernel(const Offset* row_offsets, const Index* column_indices, const Value* values, const X* x, T* y,
-                std::int64_t rows, std::int64_t nnz, tile_status<open_row<T>> status) {
+    spmv_kernel(const Offset* __restrict__ row_offsets, const Index* __restrict__ column_indices,
+                const Value* __restrict__ values, const X* __restrict__ x, T* __restrict__ y, std::int64_t rows,
+                std::int64_t nnz, tile_status<open_row<T>> status) {
   constexpr int threads = Policy::block_threads, items = Policy::items_per_thread;
   using carry = open_row<T>;
   using block_scan = BlockScan<carry, threads>;
@@ -109,12 +110,19 @@ __global__ void __launch_bounds__(Policy::block_threads)
   const int tile_entries = static_cast<int>(tile_end - tile_begin) - tile_rows;
 
   // Phase 1, gather and map: the tile's products values[k]·x[cols[k]] and its row ends into shared memory,
-  // neighbouring threads reading neighbouring elements.
-  for (int i = thread; i < tile_entries; i += threads) {
-    const std::int64_t k = first_entry + i;
-    storage.products[i] = static_cast<T>(values[k]) * static_cast<T>(x[column_indices[k]]);
+  // neighbouring threads reading neighbouring elements. The loops run to the constant `items` so that they
+  // unroll and each thread has all its loads in flight at once.
+  for (int step = 0; step < items; ++step) {
+    const int i = step * threads + thread;
+    if (i < tile_entries) {
+      const std::int64_t k = first_entry + i;
+      storage.products[i] = static_cast<T>(values[k]) * static_cast<T>(x[column_indices[k]]);
+    }
   }
-  for (int i = thread; i < tile_rows; i += threads) storage.ends[i] = row_ends[first_row + i];
+  for (int step = 0; step < items; ++step) {
+    const int i = step * threads + thread;
+    if (i < tile_rows) storage.ends[i] = row_ends[first_row + i];
+  }
   __syncthreads();
 
   // Phase 2, each thread's items in merge order: add entries, finish rows. Every row after the thread's first
@@ -192,7 +200,8 @@ constexpr int spmv_block_threads = 128;
 constexpr int spmv_items_per_thread = 8;
 
 // y = A·x, A in CSR form: d_row_offsets has rows + 1 entries (0 first, nnz last, never decreasing),
-// d_column_indices and d_values nnz each, columns within x. Products and sums are in y's type T. Device
+// d_column_indices and d_values nnz each, columns within x; y overlaps none of them (the kernel reads them
+// through the read-only data cache while it writes y). Products and sums are in y's type T. Device
 // pointers (host pointers on the SIMT runner) and a stream; the offsets and columns are trusted, as cuSPARSE
 // trusts them (dpt's readers validate a file before it gets here). Throws std::invalid_argument for negative
 // sizes or a needed null pointer, dpt::kernels::cuda_error when a CUDA call fails.
