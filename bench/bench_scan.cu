@@ -1,7 +1,8 @@
 // Scan family: the same int32 inclusive sum by Thrust on the build's device system, by dpt::inclusive_scan
 // (the lecture's "each core scans its slice, then adds its base" on OMP/TBB), by std::inclusive_scan on one
 // core, and on the GPU by cub::DeviceScan and by every hand-written device scan of custom_kernels/ (the
-// lecture's three launches over three block scans, and the single-pass decoupled look-back). Every scan reads
+// lecture's three launches over three block scans, and the single-pass decoupled look-back, also in the tile
+// cub::DeviceScan uses on sm_90; each checked against Thrust's scan before it is timed). Every scan reads
 // n ints and writes n ints, like the copy baseline. In CPU builds each benchmark also reports its fraction of a
 // copy from its own input to its own output timed just before each iteration (paired_copy in bench.hpp): the
 // CPU target is judged on it.
@@ -17,6 +18,8 @@
 #include <dpt/scan.hpp>
 #include <dpt/segmented_scan.hpp>
 #include <thrust/copy.h>
+#include <thrust/equal.h>
+#include <thrust/fill.h>
 #include <thrust/functional.h>
 
 #if DPT_BENCH_GPU
@@ -106,6 +109,27 @@ void register_segmented_and_compact(std::int64_t n) {
   });
 }
 
+#if DPT_BENCH_GPU && defined(DPT_BENCH_HAVE_CUSTOM_KERNELS)
+// One of the hand-written device scans, in the default tile or the one named.
+using kernel_scan = void (*)(const int*, int*, std::int64_t);
+template <dpt::kernels::device_scan_algorithm Algorithm, int BlockThreads = dpt::kernels::scan_block_threads,
+          int ItemsPerThread = dpt::kernels::scan_items_per_thread>
+void scan_with_kernels(const int* in, int* out, std::int64_t n) {
+  dpt::kernels::inclusive_scan<BlockThreads, ItemsPerThread>(Algorithm, in, out, n, ::cuda::std::plus<int>{});
+}
+
+// A hand-written scan runs once into a poisoned output and is compared with thrust::inclusive_scan before it
+// is timed: a kernel that is fast and wrong reports an error, not a time.
+template <class Scan>
+bool scans_like_thrust(const thrust::device_vector<int>& input, thrust::device_vector<int>& output, Scan&& scan) {
+  thrust::device_vector<int> expected(input.size());
+  thrust::inclusive_scan(thrust::device, input.begin(), input.end(), expected.begin());
+  thrust::fill(output.begin(), output.end(), 0x7f7f7f7f);
+  scan();
+  return thrust::equal(thrust::device, output.begin(), output.end(), expected.begin());
+}
+#endif
+
 }  // namespace
 
 void register_benchmarks() {
@@ -148,20 +172,22 @@ void register_benchmarks() {
     });
 #  if defined(DPT_BENCH_HAVE_CUSTOM_KERNELS)
     using dpt::kernels::device_scan_algorithm;
-    const std::pair<const char*, device_scan_algorithm> kernels[] = {
-        {"scan/kernels_three_launch_lecture", device_scan_algorithm::three_launch_lecture},
-        {"scan/kernels_three_launch_shuffle", device_scan_algorithm::three_launch_shuffle},
-        {"scan/kernels_three_launch_blelloch", device_scan_algorithm::three_launch_blelloch},
-        {"scan/kernels_single_pass", device_scan_algorithm::single_pass},
+    const std::pair<const char*, kernel_scan> kernels[] = {
+        {"scan/kernels_three_launch_lecture", &scan_with_kernels<device_scan_algorithm::three_launch_lecture>},
+        {"scan/kernels_three_launch_shuffle", &scan_with_kernels<device_scan_algorithm::three_launch_shuffle>},
+        {"scan/kernels_three_launch_blelloch", &scan_with_kernels<device_scan_algorithm::three_launch_blelloch>},
+        {"scan/kernels_single_pass", &scan_with_kernels<device_scan_algorithm::single_pass>},
+        {"scan/kernels_single_pass_128x24", &scan_with_kernels<device_scan_algorithm::single_pass, 128, 24>},
     };
-    for (const auto& [name, algorithm] : kernels) {
-      add(name, n, [n, bytes, algorithm = algorithm](benchmark::State& state) {
+    for (const auto& [name, scan] : kernels) {
+      add(name, n, [n, bytes, scan = scan](benchmark::State& state) {
         const auto input = scan_input(n);
         thrust::device_vector<int> output(n);
         const int* in = thrust::raw_pointer_cast(input.data());
         int* out = thrust::raw_pointer_cast(output.data());
-        measure(state, where::device, n, bytes, paired_copy(raw(input), raw(output), n),
-                [&] { dpt::kernels::inclusive_scan(algorithm, in, out, n, ::cuda::std::plus<int>{}); });
+        if (!scans_like_thrust(input, output, [&] { scan(in, out, n); }))
+          return state.SkipWithError("the output disagrees with thrust::inclusive_scan");
+        measure(state, where::device, n, bytes, paired_copy(raw(input), raw(output), n), [&] { scan(in, out, n); });
       });
     }
 #  endif

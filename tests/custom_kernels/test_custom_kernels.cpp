@@ -170,14 +170,15 @@ std::vector<T> small_tile_scan(k::device_scan_algorithm algorithm, const std::ve
   return out;
 }
 
-template <class T>
+// A device scan through the public entry points, in their default tile or the one named.
+template <int BlockThreads = k::scan_block_threads, int ItemsPerThread = k::scan_items_per_thread, class T>
 std::vector<T> public_scan(k::device_scan_algorithm algorithm, const std::vector<T>& in, bool exclusive) {
   std::vector<T> out(in.size());
   const auto n = static_cast<std::int64_t>(in.size());
   if (exclusive)
-    k::exclusive_scan(algorithm, in.data(), out.data(), n, initial_value<T>(), op_t<T>{});
+    k::exclusive_scan<BlockThreads, ItemsPerThread>(algorithm, in.data(), out.data(), n, initial_value<T>(), op_t<T>{});
   else
-    k::inclusive_scan(algorithm, in.data(), out.data(), n, op_t<T>{});
+    k::inclusive_scan<BlockThreads, ItemsPerThread>(algorithm, in.data(), out.data(), n, op_t<T>{});
   return out;
 }
 
@@ -397,6 +398,16 @@ TEMPLATE_TEST_CASE("device scans match a sequential scan", "[simt][device_scan]"
         CHECK(first_mismatch(small_tile_scan(algorithm, in, exclusive),
                              reference_scan(in, exclusive, initial_value<TestType>(), op_t<TestType>{})) == -1);
       }
+    }
+  }
+  SECTION("tiles of 128 × 24 items (bench_scan's second tile), at and around tile ends") {
+    const auto sc = make_case(simt::schedule::random, simt::block_order::shuffled, 7);
+    simt::scoped_options use(sc.options);
+    for (std::size_t n : {1, 3071, 3072, 3073, 9217, 65537}) {
+      INFO(in_name(n, sc));
+      const auto in = inputs<TestType>(n, n + 3);
+      CHECK(first_mismatch(public_scan<128, 24>(algorithm, in, exclusive),
+                           reference_scan(in, exclusive, initial_value<TestType>(), op_t<TestType>{})) == -1);
     }
   }
   SECTION("2^20 + 7 elements through the public entry points") {
