@@ -148,7 +148,7 @@ void diff_block_scan(bool exclusive) {
   check_close(in, to_host(ours), to_host(cub), exclusive, BlockThreads);
 }
 
-template <class T>
+template <class T, int BlockThreads = k::scan_block_threads, int ItemsPerThread = k::scan_items_per_thread>
 void diff_device_scan(k::device_scan_algorithm algorithm, std::int64_t n, bool exclusive) {
   const auto in = inputs<T>(static_cast<std::size_t>(n), static_cast<std::uint64_t>(n) + 13);
   const thrust::device_vector<T> d_in(in.begin(), in.end());
@@ -157,9 +157,9 @@ void diff_device_scan(k::device_scan_algorithm algorithm, std::int64_t n, bool e
   T* p_ours = thrust::raw_pointer_cast(ours.data());
   T* p_cub = thrust::raw_pointer_cast(cub.data());
   if (exclusive)
-    k::exclusive_scan(algorithm, p_in, p_ours, n, initial_value<T>(), op_t<T>{});
+    k::exclusive_scan<BlockThreads, ItemsPerThread>(algorithm, p_in, p_ours, n, initial_value<T>(), op_t<T>{});
   else
-    k::inclusive_scan(algorithm, p_in, p_ours, n, op_t<T>{});
+    k::inclusive_scan<BlockThreads, ItemsPerThread>(algorithm, p_in, p_ours, n, op_t<T>{});
   std::size_t bytes = 0;
   const auto cub_scan = [&](void* temp) {
     return exclusive ? cub::DeviceScan::ExclusiveScan(temp, bytes, p_in, p_cub, op_t<T>{}, initial_value<T>(), n)
@@ -232,6 +232,18 @@ void diff_every_device_scan(std::int64_t n) {
 TEMPLATE_TEST_CASE("device scans agree with cub::DeviceScan", "[gpu][cub]", std::int32_t, std::int64_t, float, double,
                    affine) {
   diff_every_device_scan<TestType>(GENERATE(0, 1, 31, 32, 33, 1023, 1024, 1025, 2047, 2049, 65537));
+}
+
+// The tile bench_scan also times: 128 threads × 24 items, cub::DeviceScan's for 4-byte sums on sm_90.
+TEMPLATE_TEST_CASE("device scans agree with cub::DeviceScan in tiles of 128 x 24 items", "[gpu][cub]", std::int32_t,
+                   float) {
+  const auto algorithm =
+      GENERATE(k::device_scan_algorithm::three_launch_shuffle, k::device_scan_algorithm::single_pass);
+  const bool exclusive = GENERATE(false, true);
+  const std::int64_t n = GENERATE(1, 3071, 3072, 3073, 65537, 122887);  // the last: 41 tiles, past a look-back window
+  SECTION(std::string(name(algorithm)) + (exclusive ? ", exclusive" : ", inclusive") + ", n = " + std::to_string(n)) {
+    diff_device_scan<TestType, 128, 24>(algorithm, n, exclusive);
+  }
 }
 
 // Tagged [large] so that scripts/gpu-check can leave these sizes out of the compute-sanitizer runs, where they
