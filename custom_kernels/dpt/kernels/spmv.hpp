@@ -84,9 +84,11 @@ __global__ void __launch_bounds__(Policy::block_threads)
   using block_scan = BlockScan<carry, threads>;
   struct storage_t {
     typename block_scan::TempStorage scan;
-    uninitialized_array<T, Policy::tile_items> products;   // the tile's entries, multiplied by x
-    uninitialized_array<Offset, Policy::tile_items> ends;  // the tile's row ends
-    std::int64_t tile_index, split[2];                     // row ends before the tile's start and end
+    // The tile's entries multiplied by x, and its row ends. Padded: in phase 2 the threads of a warp read
+    // elements about `items` apart, which would otherwise fall into a few of the 32 banks (16-way for doubles).
+    bank_padded_array<T, Policy::tile_items> products;
+    bank_padded_array<Offset, Policy::tile_items> ends;
+    std::int64_t tile_index, split[2];  // row ends before the tile's start and end
     uninitialized_array<carry, 1> prefix;
   };
   __shared__ storage_t storage;
