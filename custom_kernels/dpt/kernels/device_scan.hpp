@@ -58,42 +58,45 @@ struct tile_policy {
 namespace detail {
 
 // One block scans one tile that it holds in registers, ItemsPerThread consecutive items per thread (the
-// "blocked" arrangement the scan needs). Memory is read and written "striped" instead — item j of thread t is
-// element j·BlockThreads + t, so a warp touches 32 neighbouring elements at once — and the tile is transposed
-// between the two through shared memory, as cub::BlockLoad's BLOCK_LOAD_TRANSPOSE does.
+// "blocked" arrangement the scan needs). Memory is read and written "warp-striped" instead: each warp owns
+// 32·ItemsPerThread consecutive elements of the tile, and item j of lane l is element j·32 + l of them, so a warp
+// touches 32 neighbouring elements at once. Each warp transposes its own part between the two through its own
+// stretch of shared memory, so __syncwarp() suffices where a block-wide transpose needs __syncthreads(), as
+// cub::BlockLoad's BLOCK_LOAD_WARP_TRANSPOSE does.
 template <class T, class Policy>
 struct tile_scan {
   using block_scan = BlockScan<T, Policy::block_threads, Policy::algorithm>;
   static constexpr int items = Policy::items_per_thread;
   static constexpr int threads = Policy::block_threads;
+  static_assert(threads % 32 == 0, "tiles are transposed warp by warp");
 
   struct TempStorage {
     typename block_scan::TempStorage scan;
     uninitialized_array<T, 1> tile_total;
-    bank_padded_array<T, Policy::tile_items> exchange;  // threads' consecutive items, `items` apart: padded
+    bank_padded_array<T, Policy::tile_items> exchange;  // lanes' consecutive items, `items` apart: padded
   };
 
   // Thread t's items [t·items, t·items + items) of the tile's first `valid`; the rest are copies of a valid one.
   __device__ static void load(TempStorage& storage, const T* in, std::int64_t begin, int valid, T (&values)[items]) {
-    const int thread = static_cast<int>(thread_rank());
-    // Phase 1: coalesced reads into shared memory.
+    const int lane = static_cast<int>(lane_rank()), warp_first = static_cast<int>(thread_rank()) / 32 * 32 * items;
+    // Phase 1: coalesced reads into the warp's stretch of shared memory.
     for (int j = 0; j < items; ++j) {
-      const int i = j * threads + thread;
+      const int i = warp_first + j * 32 + lane;
       storage.exchange[i] = in[begin + (i < valid ? i : 0)];
     }
-    __syncthreads();
-    // Phase 2: each thread takes its consecutive items.
-    for (int j = 0; j < items; ++j) values[j] = storage.exchange[thread * items + j];
-    __syncthreads();  // every thread has its items before the exchange is reused
+    __syncwarp();
+    // Phase 2: each lane takes its consecutive items.
+    for (int j = 0; j < items; ++j) values[j] = storage.exchange[warp_first + lane * items + j];
+    __syncwarp();  // every lane has its items before the stretch is reused
   }
   __device__ static void store(TempStorage& storage, T* out, std::int64_t begin, int valid, const T (&values)[items]) {
-    const int thread = static_cast<int>(thread_rank());
-    // Phase 1: each thread puts back its consecutive items.
-    for (int j = 0; j < items; ++j) storage.exchange[thread * items + j] = values[j];
-    __syncthreads();
+    const int lane = static_cast<int>(lane_rank()), warp_first = static_cast<int>(thread_rank()) / 32 * 32 * items;
+    // Phase 1: each lane puts back its consecutive items.
+    for (int j = 0; j < items; ++j) storage.exchange[warp_first + lane * items + j] = values[j];
+    __syncwarp();
     // Phase 2: coalesced writes of the valid elements.
     for (int j = 0; j < items; ++j) {
-      const int i = j * threads + thread;
+      const int i = warp_first + j * 32 + lane;
       if (i < valid) out[begin + i] = storage.exchange[i];
     }
   }
