@@ -5,6 +5,7 @@
 // This file is plain C++: in every build (the CUDA one too) its kernels run on the SIMT runner.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -429,6 +430,28 @@ TEST_CASE("device scans of large inputs under switching schedules", "[simt][devi
     simt::scoped_options use(sc.options);
     const auto in = inputs<std::int32_t>((1u << 20) + 7, 17);
     CHECK(first_mismatch(public_scan(algorithm, in, false), reference_scan(in, false, 0, k::sum{})) == -1);
+  }
+}
+
+// The lecture's launch 1 on its own (the tour prints it): every tile scanned by itself, and every tile's total,
+// the last, partial tile's included.
+TEMPLATE_TEST_CASE("launch 1 scans every tile by itself and writes every tile's total", "[simt][device_scan]",
+                   std::int32_t, affine) {
+  using policy = k::tile_policy<64, 2, k::block_scan_algorithm::warp_scans_shuffle>;
+  const std::int64_t tile = policy::tile_items;
+  const bool exclusive = GENERATE(false, true);
+  for (const std::int64_t n : {1, 127, 128, 129, 1000, 4099}) {
+    INFO("n = " << n << (exclusive ? ", exclusive" : ", inclusive"));
+    const auto in = inputs<TestType>(static_cast<std::size_t>(n), static_cast<std::uint64_t>(n) + 21);
+    const std::int64_t tiles = (n + tile - 1) / tile;
+    std::vector<TestType> out(in.size()), totals(static_cast<std::size_t>(tiles));
+    k::detail::scan_tiles<policy>(in.data(), out.data(), totals.data(), n, op_t<TestType>{}, exclusive, k::stream_t{});
+    for (std::int64_t t = 0; t < tiles; ++t) {
+      const std::vector<TestType> part(in.begin() + t * tile, in.begin() + std::min(n, (t + 1) * tile));
+      const auto scanned = reference_scan(part, false, TestType{}, op_t<TestType>{});
+      CHECK(totals[t] == scanned.back());
+      if (!exclusive) CHECK(std::equal(scanned.begin(), scanned.end(), out.begin() + t * tile));
+    }
   }
 }
 

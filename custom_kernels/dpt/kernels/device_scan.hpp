@@ -130,8 +130,12 @@ struct tile_scan {
       running = next;
       has_running = true;
     }
+    // A full tile's total is the block scan's aggregate (`valid` is the same for every thread, so all take the
+    // same branch). In the last, partial tile the threads past the end scanned copies, so the owner of the last
+    // valid item hands its running value to the others.
+    if (valid == Policy::tile_items) return aggregate;
     if (mine > 0 && first + mine == valid) storage.tile_total[0] = running;
-    __syncthreads();  // the owner of the last valid item has written the tile's total
+    __syncthreads();
     return storage.tile_total[0];
   }
 
