@@ -338,8 +338,9 @@ __global__ void __launch_bounds__(Policy::block_threads)
   };
   __shared__ storage_t storage;
 
-  // Take the next tile.
-  if (thread_rank() == 0) storage.tile_index = TileId::take(status.next_tile);
+  // Take the next tile. A launch of one tile has nothing to take and no one to publish to: it gets no status.
+  const bool single_tile = gridDim.x == 1;
+  if (thread_rank() == 0) storage.tile_index = single_tile ? 0 : TileId::take(status.next_tile);
   __syncthreads();
   const std::int64_t tile_index = storage.tile_index;
   const std::int64_t begin = tile_index * Policy::tile_items;
@@ -352,7 +353,7 @@ __global__ void __launch_bounds__(Policy::block_threads)
 
   // Publish the aggregate, look back for the prefix (the first warp), publish the inclusive prefix.
   if (tile_index == 0) {
-    if (thread_rank() == 0) status.publish(0, total, tile_inclusive_ready);
+    if (thread_rank() == 0 && !single_tile) status.publish(0, total, tile_inclusive_ready);
   } else if (thread_rank() < 32) {
     if (thread_rank() == 0) status.publish(tile_index, total, tile_aggregate_ready);
     const T prefix = look_back(status, tile_index, op);
@@ -373,7 +374,8 @@ __global__ void __launch_bounds__(Policy::block_threads)
 
 // The tile_status of one single-pass launch over `tiles` tiles, in one allocation: the flags (or flag-and-value
 // words), the tile counter, then (unpacked) the aggregates and inclusive prefixes. Only flags and counter are
-// zeroed (every tile empty, no tile taken); a value is read only after its flag.
+// zeroed (every tile empty, no tile taken); a value is read only after its flag. A launch of one tile needs no
+// status: then nothing is allocated or zeroed, and the status's pointers are null.
 template <class T>
 class tile_status_storage {
   static constexpr bool packed = packs_with_flag<T>;
@@ -381,13 +383,14 @@ class tile_status_storage {
 
  public:
   tile_status_storage(std::int64_t tiles, stream_t stream)
-      : count_(static_cast<std::size_t>(tiles)),
+      : count_(tiles > 1 ? static_cast<std::size_t>(tiles) : 0),
         counter_offset_((count_ * (packed ? sizeof(unsigned long long) : sizeof(unsigned)) + 7) / 8 * 8),
         values_offset_((counter_offset_ + 8 + value_alignment - 1) / value_alignment * value_alignment),
-        buffer_(values_offset_ + (packed ? 0 : 2 * count_ * sizeof(T)), stream) {
+        buffer_(count_ > 0 ? values_offset_ + (packed ? 0 : 2 * count_ * sizeof(T)) : 0, stream) {
     buffer_.zero(counter_offset_ + 8);
   }
   tile_status<T> status() const {
+    if (count_ == 0) return {};
     char* base = buffer_.as<char>();
     auto* counter = reinterpret_cast<unsigned long long*>(base + counter_offset_);
     if constexpr (packed) {

@@ -96,7 +96,8 @@ __global__ void __launch_bounds__(Policy::block_threads)
   const Offset* row_ends = row_offsets + 1;
 
   // Take the next tile; two threads find where it starts and ends on the merge path.
-  if (thread == 0) storage.tile_index = TileId::take(status.next_tile);
+  const bool single_tile = gridDim.x == 1;  // then there is no status: nothing to take, no one to publish to
+  if (thread == 0) storage.tile_index = single_tile ? 0 : TileId::take(status.next_tile);
   __syncthreads();
   const std::int64_t tile_index = storage.tile_index;
   const std::int64_t merge_items = rows + nnz, tile_begin = tile_index * Policy::tile_items;
@@ -160,7 +161,7 @@ __global__ void __launch_bounds__(Policy::block_threads)
   // Phase 4, decoupled look-back: what comes into the tile (the first warp), then publish the tile's own.
   if (tile_index == 0) {
     if (thread == 0) {
-      status.publish(0, aggregate, tile_inclusive_ready);
+      if (!single_tile) status.publish(0, aggregate, tile_inclusive_ready);
       storage.prefix[0] = carry{T(0), 0u};
     }
   } else if (thread < 32) {
