@@ -3,7 +3,10 @@
 // change which tile finishes first.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -136,6 +139,60 @@ TEMPLATE_TEST_CASE("the fused spmv kernel handles matrices of many tiles through
     const long long row = first_wrong_row(d.y, dpt::test::csr_loop(m));
     INFO(m.name << ": first wrong row " << row);
     CHECK(row == -1);
+  }
+}
+
+TEST_CASE("the fused spmv kernel in caller-owned scratch answers the size query and serves many products",
+          "[simt][spmv_kernel]") {
+  using types = spmv_types<double, std::int32_t, std::int32_t>;
+  const simt::scoped_options use({simt::schedule::run_to_barrier, simt::block_order::shuffled, 12});
+  const auto m = dpt::test::power_law_rows("9001 power-law rows, up to 3000 entries", 9001, 9001, 3000, 23);
+  device_case<types> d(m);
+  const auto product = [&](void* scratch, std::size_t& bytes) {
+    k::spmv(scratch, bytes, d.offsets.data(), d.columns.data(), d.values.data(), m.rows, m.nnz(), d.x.data(),
+            d.y.data());
+  };
+  std::size_t bytes = 0;
+  product(nullptr, bytes);
+  REQUIRE(bytes > 0);
+  // Scratch in 16-byte units, poisoned: the kernel must zero what it relies on.
+  std::vector<std::max_align_t> scratch(bytes / sizeof(std::max_align_t) + 2);
+  std::memset(scratch.data(), 0xa5, scratch.size() * sizeof(std::max_align_t));
+
+  SECTION("the size query computes nothing") {
+    CHECK(d.y == std::vector<double>(d.y.size(), 7777.0));
+  }
+  SECTION("one scratch serves three products in a row, with a different x each time") {
+    for (int round = 0; round < 3; ++round) {
+      dpt::test::csr_case changed = m;
+      for (std::size_t c = 0; c < changed.x.size(); ++c) changed.x[c] = m.x[c] + round * double((c % 5) + 1);
+      d.x.assign(changed.x.begin(), changed.x.end());
+      std::fill(d.y.begin(), d.y.end(), 7777.0);
+      product(scratch.data(), bytes);
+      const long long row = first_wrong_row(d.y, dpt::test::csr_loop(changed));
+      INFO("round " << round << ": first wrong row " << row);
+      CHECK(row == -1);
+    }
+  }
+  SECTION("too little or misaligned scratch is refused, and y is untouched") {
+    std::size_t too_few = bytes - 1;
+    CHECK_THROWS_AS(product(scratch.data(), too_few), std::invalid_argument);
+    std::size_t enough = bytes;
+    CHECK_THROWS_AS(product(reinterpret_cast<char*>(scratch.data()) + 8, enough), std::invalid_argument);
+    CHECK(d.y == std::vector<double>(d.y.size(), 7777.0));
+  }
+  SECTION("a matrix of one tile, or of no rows, asks for one byte") {
+    const std::vector<int> offsets{0, 1}, columns{0};
+    const std::vector<double> values{2.0}, x{3.0};
+    std::vector<double> y(1, 7777.0);
+    std::size_t small = 0;
+    k::spmv(nullptr, small, offsets.data(), columns.data(), values.data(), 1, 1, x.data(), y.data());
+    CHECK(small == 1);
+    k::spmv(scratch.data(), small, offsets.data(), columns.data(), values.data(), 1, 1, x.data(), y.data());
+    CHECK(y[0] == 6.0);
+    small = 0;
+    k::spmv(nullptr, small, offsets.data(), columns.data(), values.data(), 0, 0, x.data(), y.data());
+    CHECK(small == 1);
   }
 }
 

@@ -108,6 +108,17 @@ inline cudaMemPool_t scratch_pool() {
 }
 #endif
 
+// Zeroes `bytes` bytes of device memory, stream-ordered.
+inline void zero_async(void* data, std::size_t bytes, stream_t stream) {
+  if (bytes == 0) return;
+#if defined(__CUDACC__)
+  check(cudaMemsetAsync(data, 0, bytes, stream), "cudaMemsetAsync");
+#else
+  (void)stream;
+  std::memset(data, 0, bytes);
+#endif
+}
+
 // Scratch memory in the device's memory space, stream-ordered under CUDA (from scratch_pool()), released when
 // it goes out of scope.
 class device_buffer {
@@ -135,15 +146,9 @@ class device_buffer {
   T* as() const {
     return static_cast<T*>(data_);
   }
-  // Zeroes the first `bytes` bytes (all of them by default), stream-ordered.
-  void zero(std::size_t bytes = SIZE_MAX) {
-    if (bytes > bytes_) bytes = bytes_;
-    if (bytes == 0) return;
-#if defined(__CUDACC__)
-    check(cudaMemsetAsync(data_, 0, bytes, stream_), "cudaMemsetAsync");
-#else
-    std::memset(data_, 0, bytes);
-#endif
+  // Zeroes the first `bytes` bytes (at most all of them), stream-ordered.
+  void zero(std::size_t bytes) {
+    zero_async(data_, bytes < bytes_ ? bytes : bytes_, stream_);
   }
 
  private:

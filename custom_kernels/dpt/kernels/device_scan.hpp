@@ -372,26 +372,28 @@ __global__ void __launch_bounds__(Policy::block_threads)
   tile::store(storage.scan, out, begin, valid, values);
 }
 
-// The tile_status of one single-pass launch over `tiles` tiles, in one allocation: the flags (or flag-and-value
-// words), the tile counter, then (unpacked) the aggregates and inclusive prefixes. Only flags and counter are
-// zeroed (every tile empty, no tile taken); a value is read only after its flag. A launch of one tile needs no
-// status: then nothing is allocated or zeroed, and the status's pointers are null.
+// Where the tile_status of one single-pass launch over `tiles` tiles lies in one stretch of device memory: the
+// flags (or flag-and-value words), the tile counter, then (unpacked) the aggregates and inclusive prefixes. Only
+// the flags and the counter need zeroing before the launch (every tile empty, no tile taken); a value is read
+// only after its flag. A launch of one tile needs no status: it takes no memory, and its pointers are null.
 template <class T>
-class tile_status_storage {
+class tile_status_layout {
   static constexpr bool packed = packs_with_flag<T>;
-  static constexpr std::size_t value_alignment = alignof(T) > 16 ? alignof(T) : 16;
 
  public:
-  tile_status_storage(std::int64_t tiles, stream_t stream)
+  static constexpr std::size_t alignment = alignof(T) > 16 ? alignof(T) : 16;  // of the memory given to status()
+
+  explicit tile_status_layout(std::int64_t tiles)
       : count_(tiles > 1 ? static_cast<std::size_t>(tiles) : 0),
         counter_offset_((count_ * (packed ? sizeof(unsigned long long) : sizeof(unsigned)) + 7) / 8 * 8),
-        values_offset_((counter_offset_ + 8 + value_alignment - 1) / value_alignment * value_alignment),
-        buffer_(count_ > 0 ? values_offset_ + (packed ? 0 : 2 * count_ * sizeof(T)) : 0, stream) {
-    buffer_.zero(counter_offset_ + 8);
-  }
-  tile_status<T> status() const {
+        values_offset_((counter_offset_ + 8 + alignment - 1) / alignment * alignment) {}
+
+  std::size_t bytes() const { return count_ == 0 ? 0 : values_offset_ + (packed ? 0 : 2 * count_ * sizeof(T)); }
+  std::size_t zeroed_bytes() const { return count_ == 0 ? 0 : counter_offset_ + 8; }
+
+  tile_status<T> status(void* memory) const {
     if (count_ == 0) return {};
-    char* base = buffer_.as<char>();
+    char* base = static_cast<char*>(memory);
     auto* counter = reinterpret_cast<unsigned long long*>(base + counter_offset_);
     if constexpr (packed) {
       return {reinterpret_cast<unsigned long long*>(base), counter};
@@ -403,6 +405,19 @@ class tile_status_storage {
 
  private:
   std::size_t count_, counter_offset_, values_offset_;
+};
+
+// The tile_status of one launch in scratch memory of its own, zeroed where it must be.
+template <class T>
+class tile_status_storage {
+ public:
+  tile_status_storage(std::int64_t tiles, stream_t stream) : layout_(tiles), buffer_(layout_.bytes(), stream) {
+    buffer_.zero(layout_.zeroed_bytes());
+  }
+  tile_status<T> status() const { return layout_.status(buffer_.as<void>()); }
+
+ private:
+  tile_status_layout<T> layout_;
   device_buffer buffer_;
 };
 

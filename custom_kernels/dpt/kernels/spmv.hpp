@@ -25,6 +25,7 @@
 // searched for in global memory.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 
@@ -181,19 +182,65 @@ __global__ void __launch_bounds__(Policy::block_threads)
   }
 }
 
-// y = A·x in tiles of Policy, tiles taken in TileId's order; dpt::kernels::spmv's body (tests pick small tiles).
+// Throws for negative sizes or a needed null pointer; returns whether there is anything to compute.
+template <class Offset, class Index, class Value, class X, class T>
+bool check_spmv_arguments(const Offset* d_row_offsets, const Index* d_column_indices, const Value* d_values,
+                          std::int64_t rows, std::int64_t nnz, const X* d_x, T* d_y) {
+  if (rows < 0 || nnz < 0) throw std::invalid_argument("dpt::kernels::spmv: negative row or entry count");
+  if (rows == 0) return false;
+  if (!d_row_offsets || !d_y || (nnz > 0 && (!d_column_indices || !d_values || !d_x)))
+    throw std::invalid_argument("dpt::kernels::spmv: null pointer for a non-empty matrix");
+  return true;
+}
+
+template <class Policy>
+std::int64_t spmv_tile_count(std::int64_t rows, std::int64_t nnz) {
+  return rows > 0 ? (rows + nnz + Policy::tile_items - 1) / Policy::tile_items : 0;
+}
+
+template <class Policy, class TileId, class Offset, class Index, class Value, class X, class T>
+void launch_spmv(std::int64_t tiles, tile_status<open_row<T>> status, const Offset* d_row_offsets,
+                 const Index* d_column_indices, const Value* d_values, std::int64_t rows, std::int64_t nnz,
+                 const X* d_x, T* d_y, stream_t stream) {
+  launch("spmv_kernel", grid_of(tiles), dim3(Policy::block_threads), stream,
+         &spmv_kernel<T, Offset, Index, Value, X, Policy, TileId>, d_row_offsets, d_column_indices, d_values, d_x, d_y,
+         rows, nnz, status);
+}
+
+// y = A·x in tiles of Policy, tiles taken in TileId's order, the tile status in scratch of its own;
+// dpt::kernels::spmv's body (tests pick small tiles).
 template <class Policy, class TileId = dynamic_tile_id, class Offset, class Index, class Value, class X, class T>
 void spmv_with(const Offset* d_row_offsets, const Index* d_column_indices, const Value* d_values, std::int64_t rows,
                std::int64_t nnz, const X* d_x, T* d_y, stream_t stream) {
-  if (rows < 0 || nnz < 0) throw std::invalid_argument("dpt::kernels::spmv: negative row or entry count");
-  if (rows == 0) return;
-  if (!d_row_offsets || !d_y || (nnz > 0 && (!d_column_indices || !d_values || !d_x)))
-    throw std::invalid_argument("dpt::kernels::spmv: null pointer for a non-empty matrix");
-  const std::int64_t tiles = (rows + nnz + Policy::tile_items - 1) / Policy::tile_items;
+  if (!check_spmv_arguments(d_row_offsets, d_column_indices, d_values, rows, nnz, d_x, d_y)) return;
+  const std::int64_t tiles = spmv_tile_count<Policy>(rows, nnz);
   const tile_status_storage<open_row<T>> state(tiles, stream);
-  launch("spmv_kernel", grid_of(tiles), dim3(Policy::block_threads), stream,
-         &spmv_kernel<T, Offset, Index, Value, X, Policy, TileId>, d_row_offsets, d_column_indices, d_values, d_x, d_y,
-         rows, nnz, state.status());
+  launch_spmv<Policy, TileId>(tiles, state.status(), d_row_offsets, d_column_indices, d_values, rows, nnz, d_x, d_y,
+                              stream);
+}
+
+// The same in caller-owned scratch, as cub's device algorithms take it: with d_temp_storage null, only set
+// temp_storage_bytes to what the matrix needs (at least 1).
+template <class Policy, class TileId = dynamic_tile_id, class Offset, class Index, class Value, class X, class T>
+void spmv_with(void* d_temp_storage, std::size_t& temp_storage_bytes, const Offset* d_row_offsets,
+               const Index* d_column_indices, const Value* d_values, std::int64_t rows, std::int64_t nnz, const X* d_x,
+               T* d_y, stream_t stream) {
+  if (rows < 0 || nnz < 0) throw std::invalid_argument("dpt::kernels::spmv: negative row or entry count");
+  const std::int64_t tiles = spmv_tile_count<Policy>(rows, nnz);
+  const tile_status_layout<open_row<T>> layout(tiles);
+  const std::size_t needed = layout.bytes() > 0 ? layout.bytes() : 1;
+  if (!d_temp_storage) {
+    temp_storage_bytes = needed;
+    return;
+  }
+  if (temp_storage_bytes < needed)
+    throw std::invalid_argument("dpt::kernels::spmv: temp_storage_bytes is less than the size query asked for");
+  if (reinterpret_cast<std::uintptr_t>(d_temp_storage) % layout.alignment != 0)
+    throw std::invalid_argument("dpt::kernels::spmv: d_temp_storage is not aligned to 16 bytes");
+  if (!check_spmv_arguments(d_row_offsets, d_column_indices, d_values, rows, nnz, d_x, d_y)) return;
+  zero_async(d_temp_storage, layout.zeroed_bytes(), stream);
+  launch_spmv<Policy, TileId>(tiles, layout.status(d_temp_storage), d_row_offsets, d_column_indices, d_values, rows,
+                              nnz, d_x, d_y, stream);
 }
 
 }  // namespace detail
@@ -213,6 +260,19 @@ void spmv(const Offset* d_row_offsets, const Index* d_column_indices, const Valu
           std::int64_t nnz, const X* d_x, T* d_y, stream_t stream = {}) {
   detail::spmv_with<detail::spmv_policy<spmv_block_threads, spmv_items_per_thread>>(
       d_row_offsets, d_column_indices, d_values, rows, nnz, d_x, d_y, stream);
+}
+
+// The same with caller-owned scratch, in cub's two-phase form: a call with d_temp_storage null only sets
+// temp_storage_bytes to what a matrix of `rows` rows and `nnz` entries needs (at least 1 byte); a call with at
+// least that much device memory, 16-byte aligned (cudaMalloc's is), computes y. The scratch serves any number
+// of calls in the same stream, so a solver that multiplies by A every iteration allocates nothing per call.
+// Also throws std::invalid_argument for too little or misaligned scratch.
+template <class Offset, class Index, class Value, class X, class T>
+void spmv(void* d_temp_storage, std::size_t& temp_storage_bytes, const Offset* d_row_offsets,
+          const Index* d_column_indices, const Value* d_values, std::int64_t rows, std::int64_t nnz, const X* d_x,
+          T* d_y, stream_t stream = {}) {
+  detail::spmv_with<detail::spmv_policy<spmv_block_threads, spmv_items_per_thread>>(
+      d_temp_storage, temp_storage_bytes, d_row_offsets, d_column_indices, d_values, rows, nnz, d_x, d_y, stream);
 }
 
 }  // namespace dpt::kernels
