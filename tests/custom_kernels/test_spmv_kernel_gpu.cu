@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <thrust/device_vector.h>
+#include <thrust/fill.h>
 #include <thrust/host_vector.h>
 #include <vector>
 
@@ -65,4 +66,40 @@ TEMPLATE_TEST_CASE("the fused spmv kernel gives every row the loop's sum for mil
     INFO(m.name << ": " << m.nnz() << " entries");
     CHECK(first_wrong_row_on_device<library_tiles, TestType>(m) == -1);
   }
+}
+
+// The two-phase form, one scratch for several products on a stream of its own: each call must zero the tile
+// status it left behind in the call before.
+TEST_CASE("the fused spmv kernel reuses caller-owned scratch on a stream", "[gpu][spmv_kernel]") {
+  const auto m = dpt::test::power_law_rows("65537 power-law rows, up to 20000 entries", 65537, 65537, 20000, 33);
+  const thrust::device_vector<int> offsets(m.offsets.begin(), m.offsets.end()),
+      columns(m.columns.begin(), m.columns.end());
+  const thrust::device_vector<double> values(m.values.begin(), m.values.end());
+  thrust::device_vector<double> x(m.x.begin(), m.x.end()), y(static_cast<std::size_t>(m.rows));
+  cudaStream_t stream{};
+  REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+  std::size_t bytes = 0;
+  const auto product = [&](void* scratch) {
+    k::spmv(scratch, bytes, thrust::raw_pointer_cast(offsets.data()), thrust::raw_pointer_cast(columns.data()),
+            thrust::raw_pointer_cast(values.data()), m.rows, m.nnz(), thrust::raw_pointer_cast(x.data()),
+            thrust::raw_pointer_cast(y.data()), stream);
+  };
+  product(nullptr);
+  thrust::device_vector<unsigned char> scratch(bytes, 0xa5);  // poisoned: each call zeroes what it relies on
+  for (int round = 0; round < 3; ++round) {
+    dpt::test::csr_case changed = m;
+    for (std::size_t c = 0; c < changed.x.size(); ++c) changed.x[c] = m.x[c] + round * double((c % 5) + 1);
+    x.assign(changed.x.begin(), changed.x.end());
+    thrust::fill(y.begin(), y.end(), 7777.0);
+    product(thrust::raw_pointer_cast(scratch.data()));
+    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+    const thrust::host_vector<double> got = y;
+    const auto expected = dpt::test::csr_loop(changed);
+    long long wrong = -1;
+    for (std::size_t r = 0; r < expected.size() && wrong < 0; ++r)
+      if (got[r] != expected[r]) wrong = static_cast<long long>(r);
+    INFO("round " << round << ": first wrong row " << wrong);
+    CHECK(wrong == -1);
+  }
+  CHECK(cudaStreamDestroy(stream) == cudaSuccess);
 }
