@@ -71,7 +71,7 @@ TEMPLATE_TEST_CASE("the fused spmv kernel gives every row the loop's sum for mil
 // The two-phase form, one scratch for several products on a stream of its own: each call must zero the tile
 // status it left behind in the call before.
 TEST_CASE("the fused spmv kernel reuses caller-owned scratch on a stream", "[gpu][spmv_kernel]") {
-  const auto m = dpt::test::power_law_rows("65537 power-law rows, up to 20000 entries", 65537, 65537, 20000, 33);
+  const auto m = dpt::test::power_law_rows("9001 power-law rows, up to 3000 entries", 9001, 9001, 3000, 33);
   const thrust::device_vector<int> offsets(m.offsets.begin(), m.offsets.end()),
       columns(m.columns.begin(), m.columns.end());
   const thrust::device_vector<double> values(m.values.begin(), m.values.end());
