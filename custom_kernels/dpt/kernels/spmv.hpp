@@ -86,7 +86,8 @@ __global__ void __launch_bounds__(Policy::block_threads)
   struct storage_t {
     typename block_scan::TempStorage scan;
     // The tile's entries multiplied by x, and its row ends. Padded: in phase 2 the threads of a warp read
-    // elements about `items` apart, which would otherwise fall into a few of the 32 banks (16-way for doubles).
+    // elements about `items` apart, which would otherwise fall into a few of the 32 banks (doubles 8 apart:
+    // two bank pairs, so 8 threads of each half-warp queue for the same pair).
     bank_padded_array<T, Policy::tile_items> products;
     bank_padded_array<Offset, Policy::tile_items> ends;
     std::int64_t tile_index, split[2];  // row ends before the tile's start and end
