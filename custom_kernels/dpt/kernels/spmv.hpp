@@ -183,11 +183,15 @@ __global__ void __launch_bounds__(Policy::block_threads)
   }
 }
 
+inline void check_spmv_sizes(std::int64_t rows, std::int64_t nnz) {
+  if (rows < 0 || nnz < 0) throw std::invalid_argument("dpt::kernels::spmv: negative row or entry count");
+}
+
 // Throws for negative sizes or a needed null pointer; returns whether there is anything to compute.
 template <class Offset, class Index, class Value, class X, class T>
 bool check_spmv_arguments(const Offset* d_row_offsets, const Index* d_column_indices, const Value* d_values,
                           std::int64_t rows, std::int64_t nnz, const X* d_x, T* d_y) {
-  if (rows < 0 || nnz < 0) throw std::invalid_argument("dpt::kernels::spmv: negative row or entry count");
+  check_spmv_sizes(rows, nnz);
   if (rows == 0) return false;
   if (!d_row_offsets || !d_y || (nnz > 0 && (!d_column_indices || !d_values || !d_x)))
     throw std::invalid_argument("dpt::kernels::spmv: null pointer for a non-empty matrix");
@@ -226,7 +230,7 @@ template <class Policy, class TileId = dynamic_tile_id, class Offset, class Inde
 void spmv_with(void* d_temp_storage, std::size_t& temp_storage_bytes, const Offset* d_row_offsets,
                const Index* d_column_indices, const Value* d_values, std::int64_t rows, std::int64_t nnz, const X* d_x,
                T* d_y, stream_t stream) {
-  if (rows < 0 || nnz < 0) throw std::invalid_argument("dpt::kernels::spmv: negative row or entry count");
+  check_spmv_sizes(rows, nnz);  // the size query needs only the sizes
   const std::int64_t tiles = spmv_tile_count<Policy>(rows, nnz);
   const tile_status_layout<open_row<T>> layout(tiles);
   const std::size_t needed = layout.bytes() > 0 ? layout.bytes() : 1;
