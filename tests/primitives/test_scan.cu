@@ -159,9 +159,12 @@ namespace {
 // bounded so that signed sums of any length tested here cannot overflow.
 template <class T>
 std::vector<T> sum_test_values(std::size_t n, std::uint64_t seed) {
-  if constexpr (std::is_unsigned_v<T>) return dpt::test::random_values<T>(n, seed, 0, std::numeric_limits<T>::max());
-  if constexpr (sizeof(T) == 8) return dpt::test::random_values<T>(n, seed, -1'000'000'000'000, 1'000'000'000'000);
-  return dpt::test::random_values<T>(n, seed, -1000, 1000);
+  if constexpr (std::is_unsigned_v<T>)
+    return dpt::test::random_values<T>(n, seed, 0, std::numeric_limits<T>::max());
+  else if constexpr (sizeof(T) == 8)  // `else`, so that unsigned types never instantiate the negative bound
+    return dpt::test::random_values<T>(n, seed, -1'000'000'000'000, 1'000'000'000'000);
+  else
+    return dpt::test::random_values<T>(n, seed, -1000, 1000);
 }
 
 // The multicore scan of `data` through `walk` and `sizes`, written `offset` elements into its output (the
