@@ -110,12 +110,14 @@ void register_segmented_and_compact(std::int64_t n) {
 }
 
 #if DPT_BENCH_GPU && defined(DPT_BENCH_HAVE_CUSTOM_KERNELS)
-// One of the hand-written device scans, in the default tile or the one named.
-using kernel_scan = void (*)(const int*, int*, std::int64_t);
+// One of the hand-written device scans, in the default tile or the one named, in caller-owned scratch (a null
+// scratch asks for its size), as cub::DeviceScan is timed.
+using kernel_scan = void (*)(void* scratch, std::size_t& scratch_bytes, const int*, int*, std::int64_t);
 template <dpt::kernels::device_scan_algorithm Algorithm, int BlockThreads = dpt::kernels::scan_block_threads,
           int ItemsPerThread = dpt::kernels::scan_items_per_thread>
-void scan_with_kernels(const int* in, int* out, std::int64_t n) {
-  dpt::kernels::inclusive_scan<BlockThreads, ItemsPerThread>(Algorithm, in, out, n, ::cuda::std::plus<int>{});
+void scan_with_kernels(void* scratch, std::size_t& scratch_bytes, const int* in, int* out, std::int64_t n) {
+  dpt::kernels::inclusive_scan<BlockThreads, ItemsPerThread>(scratch, scratch_bytes, Algorithm, in, out, n,
+                                                             ::cuda::std::plus<int>{});
 }
 
 // A hand-written scan runs once into a poisoned output and is compared with thrust::inclusive_scan before it
@@ -185,9 +187,14 @@ void register_benchmarks() {
         thrust::device_vector<int> output(n);
         const int* in = thrust::raw_pointer_cast(input.data());
         int* out = thrust::raw_pointer_cast(output.data());
-        if (!scans_like_thrust(input, output, [&] { scan(in, out, n); }))
+        std::size_t scratch_bytes = 0;
+        scan(nullptr, scratch_bytes, in, out, n);
+        thrust::device_vector<unsigned char> scratch(scratch_bytes);  // allocated outside the timing, as CUB's is
+        void* d_scratch = thrust::raw_pointer_cast(scratch.data());
+        if (!scans_like_thrust(input, output, [&] { scan(d_scratch, scratch_bytes, in, out, n); }))
           return state.SkipWithError("the output disagrees with thrust::inclusive_scan");
-        measure(state, where::device, n, bytes, paired_copy(raw(input), raw(output), n), [&] { scan(in, out, n); });
+        measure(state, where::device, n, bytes, paired_copy(raw(input), raw(output), n),
+                [&] { scan(d_scratch, scratch_bytes, in, out, n); });
       });
     }
 #  endif

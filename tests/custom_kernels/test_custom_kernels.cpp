@@ -6,7 +6,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -513,6 +515,89 @@ TEMPLATE_TEST_CASE("a tile's published state reads back as it was published, in 
     }
     REQUIRE(flags[j] == expected_flags[j]);
     CHECK(values[j] == (flags[j] == k::detail::tile_inclusive_ready ? inclusive[j] : aggregates[j]));
+  }
+}
+
+namespace {
+
+// Host memory standing in for caller-owned device scratch: 16-byte aligned, poisoned, with guard bytes after
+// the first `bytes` that a scan must leave alone.
+struct poisoned_scratch {
+  static constexpr unsigned char poison = 0xa5;
+  static constexpr std::size_t guard = 64;
+  explicit poisoned_scratch(std::size_t bytes) : bytes(bytes), words((bytes + guard) / sizeof(std::max_align_t) + 1) {
+    std::memset(words.data(), poison, words.size() * sizeof(std::max_align_t));
+  }
+  void* data() { return words.data(); }
+  bool guard_untouched() const {
+    const auto* first = reinterpret_cast<const unsigned char*>(words.data());
+    return std::all_of(first + bytes, first + words.size() * sizeof(std::max_align_t),
+                       [](unsigned char b) { return b == poison; });
+  }
+  std::size_t bytes;
+  std::vector<std::max_align_t> words;
+};
+
+// A public device scan in caller-owned scratch, in tiles of 64 × 2 items (16 411 elements recurse twice).
+template <class T>
+void scan_in_scratch(void* scratch, std::size_t& bytes, k::device_scan_algorithm algorithm, const std::vector<T>& in,
+                     std::vector<T>& out, bool exclusive) {
+  const auto n = static_cast<std::int64_t>(in.size());
+  if (exclusive)
+    k::exclusive_scan<64, 2>(scratch, bytes, algorithm, in.data(), out.data(), n, initial_value<T>(), op_t<T>{});
+  else
+    k::inclusive_scan<64, 2>(scratch, bytes, algorithm, in.data(), out.data(), n, op_t<T>{});
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("device scans in caller-owned scratch answer the size query and serve many scans",
+                   "[simt][device_scan]", std::int32_t, double, affine) {
+  const auto algorithm = GENERATE(from_range(device_algorithms));
+  const bool exclusive = GENERATE(false, true);
+  INFO(name(algorithm) << (exclusive ? ", exclusive" : ", inclusive"));
+  simt::scoped_options use(make_case(simt::schedule::random, simt::block_order::shuffled, 13).options);
+  const auto size_query = [&](std::size_t n) {
+    std::size_t bytes = 0;
+    std::vector<TestType> in(n), out(n);
+    scan_in_scratch<TestType>(nullptr, bytes, algorithm, in, out, exclusive);
+    return bytes;
+  };
+  const auto reference = [&](const std::vector<TestType>& in) {
+    return reference_scan(in, exclusive, initial_value<TestType>(), op_t<TestType>{});
+  };
+
+  SECTION("each scan stays within the bytes its size query asked for") {
+    for (std::size_t n : {0, 1, 127, 128, 129, 4099, 16411}) {
+      INFO("n = " << n);
+      poisoned_scratch scratch(size_query(n));
+      CHECK(scratch.bytes >= 1);
+      const auto in = inputs<TestType>(n, n + 21);
+      std::vector<TestType> out(n);
+      scan_in_scratch(scratch.data(), scratch.bytes, algorithm, in, out, exclusive);
+      CHECK(first_mismatch(out, reference(in)) == -1);
+      CHECK(scratch.guard_untouched());
+    }
+  }
+  SECTION("one poisoned scratch serves scans of several sizes in a row") {
+    poisoned_scratch scratch(size_query(16411));
+    for (std::size_t n : {16411, 1, 4099, 129, 16411}) {
+      INFO("n = " << n);
+      const auto in = inputs<TestType>(n, n + 3 * scratch.bytes);
+      std::vector<TestType> out(n);
+      scan_in_scratch(scratch.data(), scratch.bytes, algorithm, in, out, exclusive);
+      CHECK(first_mismatch(out, reference(in)) == -1);
+    }
+  }
+  SECTION("too little or misaligned scratch is refused, and the output is untouched") {
+    const auto in = inputs<TestType>(4099, 8);
+    poisoned_scratch scratch(size_query(in.size()) + 16);
+    std::vector<TestType> out = inputs<TestType>(in.size(), 77), untouched = out;
+    std::size_t too_few = size_query(in.size()) - 1, enough = scratch.bytes;
+    CHECK_THROWS_AS(scan_in_scratch(scratch.data(), too_few, algorithm, in, out, exclusive), std::invalid_argument);
+    CHECK_THROWS_AS(scan_in_scratch(static_cast<char*>(scratch.data()) + 8, enough, algorithm, in, out, exclusive),
+                    std::invalid_argument);
+    CHECK(out == untouched);
   }
 }
 

@@ -15,6 +15,7 @@
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/warp/warp_scan.cuh>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <thrust/device_vector.h>
@@ -244,6 +245,43 @@ TEMPLATE_TEST_CASE("device scans agree with cub::DeviceScan in tiles of 128 x 24
   SECTION(std::string(name(algorithm)) + (exclusive ? ", exclusive" : ", inclusive") + ", n = " + std::to_string(n)) {
     diff_device_scan<TestType, 128, 24>(algorithm, n, exclusive);
   }
+}
+
+// The two-phase form, one poisoned scratch for scans of several sizes in a row on a stream of its own: each scan
+// must zero the tile status the scan before it left behind (single pass) and find its tile totals where it
+// wrote them (three launches).
+TEST_CASE("device scans reuse caller-owned scratch on a stream", "[gpu][cub]") {
+  const auto algorithm =
+      GENERATE(k::device_scan_algorithm::three_launch_lecture, k::device_scan_algorithm::three_launch_shuffle,
+               k::device_scan_algorithm::three_launch_blelloch, k::device_scan_algorithm::single_pass);
+  INFO(name(algorithm));
+  cudaStream_t stream{};
+  REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+  const std::int64_t largest = 1 << 20;
+  std::size_t bytes = 0;
+  k::inclusive_scan(nullptr, bytes, algorithm, static_cast<const int*>(nullptr), static_cast<int*>(nullptr), largest,
+                    k::sum{}, stream);
+  thrust::device_vector<unsigned char> scratch(bytes, 0xa5);
+  const std::int64_t sizes[] = {largest, 1, 4099, 65537, largest};
+  for (std::uint64_t round = 0; round < std::size(sizes); ++round) {
+    const std::int64_t n = sizes[round];
+    INFO("scan " << round << ", n = " << n);
+    const auto in = inputs<int>(static_cast<std::size_t>(n), round + 41);  // new values every time
+    const thrust::device_vector<int> d_in(in.begin(), in.end());
+    thrust::device_vector<int> ours(in.size(), 0x7f7f7f7f), cub(in.size());
+    const int* p_in = thrust::raw_pointer_cast(d_in.data());
+    k::inclusive_scan(thrust::raw_pointer_cast(scratch.data()), bytes, algorithm, p_in,
+                      thrust::raw_pointer_cast(ours.data()), n, k::sum{}, stream);
+    std::size_t cub_bytes = 0;
+    check_cuda(cub::DeviceScan::InclusiveSum(nullptr, cub_bytes, p_in, thrust::raw_pointer_cast(cub.data()), n));
+    thrust::device_vector<unsigned char> cub_temp(cub_bytes);
+    check_cuda(cub::DeviceScan::InclusiveSum(thrust::raw_pointer_cast(cub_temp.data()), cub_bytes, p_in,
+                                             thrust::raw_pointer_cast(cub.data()), n));
+    check_cuda(cudaStreamSynchronize(stream));
+    check_cuda(cudaDeviceSynchronize());
+    CHECK(to_host(ours) == to_host(cub));
+  }
+  CHECK(cudaStreamDestroy(stream) == cudaSuccess);
 }
 
 // Tagged [large] so that scripts/gpu-check can leave these sizes out of the compute-sanitizer runs, where they

@@ -128,7 +128,7 @@ class device_buffer {
 #if defined(__CUDACC__)
     check(cudaMallocFromPoolAsync(&data_, bytes_, scratch_pool(), stream_), "cudaMallocFromPoolAsync");
 #else
-    data_ = std::malloc(bytes_);
+    data_ = std::aligned_alloc(256, (bytes_ + 255) / 256 * 256);  // aligned as cudaMalloc's memory is
     if (!data_) throw std::bad_alloc();
 #endif
   }

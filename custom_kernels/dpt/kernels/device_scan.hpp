@@ -31,9 +31,12 @@
 // CUDA call fails. d_out may equal d_in.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
+#include <string>
+#include <type_traits>
 
 #include "dpt/kernels/block_scan.hpp"
 
@@ -76,9 +79,15 @@ struct tile_scan {
     bank_padded_array<T, Policy::tile_items> exchange;  // lanes' consecutive items, `items` apart: padded
   };
 
+  // The thread's lane, and where its warp's stretch of 32·items elements begins in the tile.
+  struct warp_stretch {
+    int lane = static_cast<int>(lane_rank());
+    int first = static_cast<int>(thread_rank()) / 32 * 32 * items;
+  };
+
   // Thread t's items [t·items, t·items + items) of the tile's first `valid`; the rest are copies of a valid one.
   __device__ static void load(TempStorage& storage, const T* in, std::int64_t begin, int valid, T (&values)[items]) {
-    const int lane = static_cast<int>(lane_rank()), warp_first = static_cast<int>(thread_rank()) / 32 * 32 * items;
+    const auto [lane, warp_first] = warp_stretch{};
     // Phase 1: coalesced reads into the warp's stretch of shared memory.
     for (int j = 0; j < items; ++j) {
       const int i = warp_first + j * 32 + lane;
@@ -90,7 +99,7 @@ struct tile_scan {
     __syncwarp();  // every lane has its items before the stretch is reused
   }
   __device__ static void store(TempStorage& storage, T* out, std::int64_t begin, int valid, const T (&values)[items]) {
-    const int lane = static_cast<int>(lane_rank()), warp_first = static_cast<int>(thread_rank()) / 32 * 32 * items;
+    const auto [lane, warp_first] = warp_stretch{};
     // Phase 1: each lane puts back its consecutive items.
     for (int j = 0; j < items; ++j) storage.exchange[warp_first + lane * items + j] = values[j];
     __syncwarp();
@@ -210,15 +219,37 @@ void add_tile_prefixes(T* out, const T* scanned_totals, std::int64_t n, Op op, b
          &add_tile_prefixes_kernel<T, Op, Policy>, out, scanned_totals, n, op, exclusive, initial_value);
 }
 
-// The three launches; launch 2 is this function again on the tile totals, which are always scanned inclusively.
+// Every piece of a scan's scratch starts 16-byte aligned, or more where T needs it (cudaMalloc gives 256).
+template <class T>
+constexpr std::size_t scratch_alignment = alignof(T) > 16 ? alignof(T) : 16;
+
+constexpr std::size_t round_up(std::size_t bytes, std::size_t multiple) {
+  return (bytes + multiple - 1) / multiple * multiple;
+}
+
+// The scratch of the three launches: the tile totals of every level of the recursion, one after another.
+template <class Policy, class T>
+std::size_t three_launch_scratch_bytes(std::int64_t n) {
+  std::size_t bytes = 0;
+  for (std::int64_t tiles = tile_count<Policy>(n);; tiles = tile_count<Policy>(tiles)) {
+    bytes += round_up(static_cast<std::size_t>(tiles) * sizeof(T), scratch_alignment<T>);
+    if (tiles <= 1) return bytes;
+  }
+}
+
+// The three launches, in three_launch_scratch_bytes(n) of scratch; launch 2 is this function again on the tile
+// totals, which are always scanned inclusively, in the scratch after them.
 template <class Policy, class T, class Op>
-void three_launch_scan(const T* in, T* out, std::int64_t n, Op op, bool exclusive, T initial_value, stream_t stream) {
+void three_launch_scan(const T* in, T* out, std::int64_t n, Op op, bool exclusive, T initial_value, void* scratch,
+                       stream_t stream) {
   const std::int64_t tiles = tile_count<Policy>(n);
-  device_buffer totals(static_cast<std::size_t>(tiles) * sizeof(T), stream);
-  scan_tiles<Policy>(in, out, totals.as<T>(), n, op, exclusive, stream);
-  if (tiles > 1) three_launch_scan<Policy>(totals.as<T>(), totals.as<T>(), tiles, op, false, initial_value, stream);
+  T* totals = static_cast<T*>(scratch);
+  void* deeper =
+      static_cast<char*>(scratch) + round_up(static_cast<std::size_t>(tiles) * sizeof(T), scratch_alignment<T>);
+  scan_tiles<Policy>(in, out, totals, n, op, exclusive, stream);
+  if (tiles > 1) three_launch_scan<Policy>(totals, totals, tiles, op, false, initial_value, deeper, stream);
   if (tiles > 1 || exclusive)
-    add_tile_prefixes<Policy>(out, static_cast<const T*>(totals.as<T>()), n, op, exclusive, initial_value, stream);
+    add_tile_prefixes<Policy>(out, static_cast<const T*>(totals), n, op, exclusive, initial_value, stream);
 }
 
 // ---- single pass: decoupled look-back ---------------------------------------------------------------------
@@ -381,7 +412,7 @@ class tile_status_layout {
   static constexpr bool packed = packs_with_flag<T>;
 
  public:
-  static constexpr std::size_t alignment = alignof(T) > 16 ? alignof(T) : 16;  // of the memory given to status()
+  static constexpr std::size_t alignment = scratch_alignment<T>;  // of the memory given to status()
 
   explicit tile_status_layout(std::int64_t tiles)
       : count_(tiles > 1 ? static_cast<std::size_t>(tiles) : 0),
@@ -421,36 +452,112 @@ class tile_status_storage {
   device_buffer buffer_;
 };
 
-template <class Policy, class TileId = dynamic_tile_id, class T, class Op>
-void single_pass_scan(const T* in, T* out, std::int64_t n, Op op, bool exclusive, T initial_value, stream_t stream) {
-  const std::int64_t tiles = tile_count<Policy>(n);
-  const tile_status_storage<T> state(tiles, stream);
-  launch("single_pass_scan_kernel", grid_of(tiles), dim3(Policy::block_threads), stream,
-         &single_pass_scan_kernel<T, Op, Policy, TileId>, in, out, n, op, exclusive, initial_value, state.status());
+template <class Policy, class T>
+std::size_t single_pass_scratch_bytes(std::int64_t n) {
+  return tile_status_layout<T>(tile_count<Policy>(n)).bytes();
 }
 
+// The single pass in single_pass_scratch_bytes(n) of scratch, whose flags it zeroes first.
+template <class Policy, class TileId = dynamic_tile_id, class T, class Op>
+void single_pass_scan(const T* in, T* out, std::int64_t n, Op op, bool exclusive, T initial_value, void* scratch,
+                      stream_t stream) {
+  const std::int64_t tiles = tile_count<Policy>(n);
+  const tile_status_layout<T> layout(tiles);
+  zero_async(scratch, layout.zeroed_bytes(), stream);
+  launch("single_pass_scan_kernel", grid_of(tiles), dim3(Policy::block_threads), stream,
+         &single_pass_scan_kernel<T, Op, Policy, TileId>, in, out, n, op, exclusive, initial_value,
+         layout.status(scratch));
+}
+
+// The same in scratch of its own.
+template <class Policy, class TileId = dynamic_tile_id, class T, class Op>
+void single_pass_scan(const T* in, T* out, std::int64_t n, Op op, bool exclusive, T initial_value, stream_t stream) {
+  const device_buffer scratch(single_pass_scratch_bytes<Policy, T>(n), stream);
+  single_pass_scan<Policy, TileId>(in, out, n, op, exclusive, initial_value, scratch.as<void>(), stream);
+}
+
+// Calls visit(policy, single_pass) with the tile policy of `algorithm` and whether it is the single pass (a
+// std::bool_constant, so that each algorithm instantiates only its own kernels).
+template <int BlockThreads, int ItemsPerThread, class Visit>
+decltype(auto) with_policy(device_scan_algorithm algorithm, Visit&& visit) {
+  using A = block_scan_algorithm;
+  switch (algorithm) {
+    case device_scan_algorithm::three_launch_lecture:
+      return visit(tile_policy<BlockThreads, ItemsPerThread, A::warp_scans_shared_memory>{}, std::false_type{});
+    case device_scan_algorithm::three_launch_shuffle:
+      return visit(tile_policy<BlockThreads, ItemsPerThread, A::warp_scans_shuffle>{}, std::false_type{});
+    case device_scan_algorithm::three_launch_blelloch:
+      return visit(tile_policy<BlockThreads, ItemsPerThread, A::up_sweep_down_sweep>{}, std::false_type{});
+    case device_scan_algorithm::single_pass:
+      return visit(tile_policy<BlockThreads, ItemsPerThread, A::warp_scans_shuffle>{}, std::true_type{});
+  }
+  throw std::invalid_argument("dpt::kernels: unknown device_scan_algorithm");
+}
+
+// Bytes of scratch a scan of n elements needs (at least 1, so that a caller's allocation is never empty).
+template <int BlockThreads, int ItemsPerThread, class T>
+std::size_t scan_scratch_bytes(device_scan_algorithm algorithm, std::int64_t n) {
+  if (n == 0) return 1;
+  const std::size_t bytes = with_policy<BlockThreads, ItemsPerThread>(algorithm, [n](auto policy, auto single_pass) {
+    using Policy = decltype(policy);
+    if constexpr (single_pass) {
+      return single_pass_scratch_bytes<Policy, T>(n);
+    } else {
+      return three_launch_scratch_bytes<Policy, T>(n);
+    }
+  });
+  return bytes > 0 ? bytes : 1;
+}
+
+// Throws std::invalid_argument unless caller-owned scratch holds `needed` bytes at `alignment`.
+inline void check_temp_storage(const char* who, const void* d_temp_storage, std::size_t temp_storage_bytes,
+                               std::size_t needed, std::size_t alignment) {
+  if (temp_storage_bytes < needed)
+    throw std::invalid_argument(std::string(who) + ": temp_storage_bytes is less than the size query asked for");
+  if (reinterpret_cast<std::uintptr_t>(d_temp_storage) % alignment != 0)
+    throw std::invalid_argument(std::string(who) + ": d_temp_storage is not aligned to " + std::to_string(alignment) +
+                                " bytes");
+}
+
+inline void check_scan_arguments(const void* in, const void* out, std::int64_t n) {
+  if (n < 0) throw std::invalid_argument("dpt::kernels: negative element count");
+  if (n > 0 && (!in || !out)) throw std::invalid_argument("dpt::kernels: null pointer for a non-empty scan");
+}
+
+// The scan in caller-owned scratch, in cub's two-phase form: with d_temp_storage null, only set
+// temp_storage_bytes to what it needs.
+template <int BlockThreads, int ItemsPerThread, class T, class Op>
+void scan_with(void* d_temp_storage, std::size_t& temp_storage_bytes, device_scan_algorithm algorithm, const T* in,
+               T* out, std::int64_t n, Op op, bool exclusive, T initial_value, stream_t stream) {
+  if (n < 0) throw std::invalid_argument("dpt::kernels: negative element count");  // the size query needs only n
+  const std::size_t needed = scan_scratch_bytes<BlockThreads, ItemsPerThread, T>(algorithm, n);
+  if (!d_temp_storage) {
+    temp_storage_bytes = needed;
+    return;
+  }
+  check_temp_storage("dpt::kernels scan", d_temp_storage, temp_storage_bytes, needed, scratch_alignment<T>);
+  check_scan_arguments(in, out, n);
+  if (n == 0) return;
+  with_policy<BlockThreads, ItemsPerThread>(algorithm, [&](auto policy, auto single_pass) {
+    using Policy = decltype(policy);
+    if constexpr (single_pass) {
+      single_pass_scan<Policy>(in, out, n, op, exclusive, initial_value, d_temp_storage, stream);
+    } else {
+      three_launch_scan<Policy>(in, out, n, op, exclusive, initial_value, d_temp_storage, stream);
+    }
+  });
+}
+
+// The same in scratch of its own.
 template <int BlockThreads, int ItemsPerThread, class T, class Op>
 void scan_with(device_scan_algorithm algorithm, const T* in, T* out, std::int64_t n, Op op, bool exclusive,
                T initial_value, stream_t stream) {
-  if (n < 0) throw std::invalid_argument("dpt::kernels: negative element count");
-  if (n > 0 && (!in || !out)) throw std::invalid_argument("dpt::kernels: null pointer for a non-empty scan");
+  check_scan_arguments(in, out, n);
   if (n == 0) return;
-  switch (algorithm) {
-    case device_scan_algorithm::three_launch_lecture:
-      return three_launch_scan<
-          tile_policy<BlockThreads, ItemsPerThread, block_scan_algorithm::warp_scans_shared_memory>>(
-          in, out, n, op, exclusive, initial_value, stream);
-    case device_scan_algorithm::three_launch_shuffle:
-      return three_launch_scan<tile_policy<BlockThreads, ItemsPerThread, block_scan_algorithm::warp_scans_shuffle>>(
-          in, out, n, op, exclusive, initial_value, stream);
-    case device_scan_algorithm::three_launch_blelloch:
-      return three_launch_scan<tile_policy<BlockThreads, ItemsPerThread, block_scan_algorithm::up_sweep_down_sweep>>(
-          in, out, n, op, exclusive, initial_value, stream);
-    case device_scan_algorithm::single_pass:
-      return single_pass_scan<tile_policy<BlockThreads, ItemsPerThread, block_scan_algorithm::warp_scans_shuffle>>(
-          in, out, n, op, exclusive, initial_value, stream);
-  }
-  throw std::invalid_argument("dpt::kernels: unknown device_scan_algorithm");
+  std::size_t bytes = scan_scratch_bytes<BlockThreads, ItemsPerThread, T>(algorithm, n);
+  const device_buffer scratch(bytes, stream);
+  scan_with<BlockThreads, ItemsPerThread>(scratch.as<void>(), bytes, algorithm, in, out, n, op, exclusive,
+                                          initial_value, stream);
 }
 
 }  // namespace detail
@@ -472,6 +579,25 @@ template <int BlockThreads = scan_block_threads, int ItemsPerThread = scan_items
 void exclusive_scan(device_scan_algorithm algorithm, const T* d_in, T* d_out, std::int64_t n, T initial_value, Op op,
                     stream_t stream = {}) {
   detail::scan_with<BlockThreads, ItemsPerThread>(algorithm, d_in, d_out, n, op, true, initial_value, stream);
+}
+
+// The same two with caller-owned scratch, in cub's two-phase form: a call with d_temp_storage null only sets
+// temp_storage_bytes to what `algorithm` needs for n elements (at least 1 byte); a call with at least that much
+// device memory, 16-byte aligned (cudaMalloc's is), scans. The scratch serves any number of scans of at most n
+// elements in the same stream, so repeated scans allocate nothing. Also throws std::invalid_argument for too
+// little or misaligned scratch.
+template <int BlockThreads = scan_block_threads, int ItemsPerThread = scan_items_per_thread, class T, class Op>
+void inclusive_scan(void* d_temp_storage, std::size_t& temp_storage_bytes, device_scan_algorithm algorithm,
+                    const T* d_in, T* d_out, std::int64_t n, Op op, stream_t stream = {}) {
+  detail::scan_with<BlockThreads, ItemsPerThread>(d_temp_storage, temp_storage_bytes, algorithm, d_in, d_out, n, op,
+                                                  false, T{}, stream);
+}
+
+template <int BlockThreads = scan_block_threads, int ItemsPerThread = scan_items_per_thread, class T, class Op>
+void exclusive_scan(void* d_temp_storage, std::size_t& temp_storage_bytes, device_scan_algorithm algorithm,
+                    const T* d_in, T* d_out, std::int64_t n, T initial_value, Op op, stream_t stream = {}) {
+  detail::scan_with<BlockThreads, ItemsPerThread>(d_temp_storage, temp_storage_bytes, algorithm, d_in, d_out, n, op,
+                                                  true, initial_value, stream);
 }
 
 }  // namespace dpt::kernels

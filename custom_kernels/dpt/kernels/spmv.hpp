@@ -238,10 +238,7 @@ void spmv_with(void* d_temp_storage, std::size_t& temp_storage_bytes, const Offs
     temp_storage_bytes = needed;
     return;
   }
-  if (temp_storage_bytes < needed)
-    throw std::invalid_argument("dpt::kernels::spmv: temp_storage_bytes is less than the size query asked for");
-  if (reinterpret_cast<std::uintptr_t>(d_temp_storage) % layout.alignment != 0)
-    throw std::invalid_argument("dpt::kernels::spmv: d_temp_storage is not aligned to 16 bytes");
+  check_temp_storage("dpt::kernels::spmv", d_temp_storage, temp_storage_bytes, needed, layout.alignment);
   if (!check_spmv_arguments(d_row_offsets, d_column_indices, d_values, rows, nnz, d_x, d_y)) return;
   zero_async(d_temp_storage, layout.zeroed_bytes(), stream);
   launch_spmv<Policy, TileId>(tiles, layout.status(d_temp_storage), d_row_offsets, d_column_indices, d_values, rows,
