@@ -72,9 +72,10 @@ struct is_odd {
   DPT_HOST_DEVICE bool operator()(int x) const { return x % 2 != 0; }
 };
 
-// The same input through dpt's segmented scan (one scan of (flag, value) pairs) and through Thrust's
-// inclusive_scan_by_key on segment ids (what dpt did before: scan the flags into ids, then scan by key); and
-// dpt::compact (map + scan + scatter) against thrust::copy_if. Bytes: data + flags read, output written;
+// The same input through dpt's segmented scan (one scan of (flag, value) pairs: on CUDA and CPP, Thrust's
+// scan by key with the flags as keys) and through Thrust's inclusive_scan_by_key on segment ids (scan the flags
+// into ids, then scan by key: a pass and a temporary more); and dpt::compact (map + scan + scatter) against
+// thrust::copy_if. Bytes: data + flags read, output written;
 // for compact, random data read and the odd half written.
 void register_segmented_and_compact(std::int64_t n) {
   add("segmented_scan/dpt", n, [n](benchmark::State& state) {

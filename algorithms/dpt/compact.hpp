@@ -11,7 +11,12 @@
 // the last entry is the number kept, so the predicate never has to run on the host.
 //
 // thrust::copy_if is the library's fused version of the same idea; dpt::compact spells out the steps so
-// each one can be seen, tested and measured against it. On OMP and TBB the same steps run per slice through
+// each one can be seen, tested and measured against it. On CUDA and CPP the three steps are still three
+// Thrust pieces but one pass: the map is a transform_iterator the scan reads, and the scan hands each
+// position straight to the scatter through a tabulate_output_iterator, so no positions array is stored (a
+// GPU scan then moves what copy_if moves: the input once, the kept elements once, and the input again from
+// cache to scatter it). The predicate runs twice per element there: once for the flag, once in the scatter.
+// On OMP and TBB the same steps run per slice through
 // dpt's multicore recipe (dpt/detail/slice_scan.hpp), with no positions array: each core compacts its slice
 // into a buffer of its own, which also counts what it keeps (map + scan + scatter within the slice); a short
 // serial scan of the counts gives each slice its first output position; and each core copies its buffer
@@ -24,9 +29,10 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <thrust/iterator/tabulate_output_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
+#include <thrust/memory.h>
 #include <thrust/scan.h>
-#include <thrust/scatter.h>
 #include <thrust/type_traits/unwrap_contiguous_iterator.h>
 
 #include <dpt/config.hpp>
@@ -38,16 +44,27 @@
 namespace dpt {
 namespace detail {
 
-struct minus_one {
-  DPT_HOST_DEVICE std::ptrdiff_t operator()(std::ptrdiff_t i) const { return i - 1; }
-};
-
 template <class Predicate>
 struct predicate_to_flag {
   Predicate pred;
   template <class T>
   DPT_HOST_DEVICE std::ptrdiff_t operator()(const T& x) const {
     return pred(x) ? 1 : 0;
+  }
+};
+
+// The scatter, fed by the scan: element i's inclusive count of kept elements is `position`, so a kept element
+// goes to result[position − 1]. The last element's count is the number kept, written to *kept.
+template <class InputIt, class OutputIt, class Predicate>
+struct scatter_kept {
+  InputIt input;
+  OutputIt result;
+  Predicate pred;
+  std::ptrdiff_t last;
+  std::ptrdiff_t* kept;
+  DPT_HOST_DEVICE void operator()(std::ptrdiff_t i, std::ptrdiff_t position) const {
+    if (pred(input[i])) result[position - 1] = input[i];
+    if (i == last) *kept = position;
   }
 };
 
@@ -149,8 +166,8 @@ OutputIt multicore_compact(
 }  // namespace detail
 
 // Copies the elements x of [first, last) with pred(x) true to result, keeping their order. Returns the end of
-// the output, which must not overlap the input. Scratch: one std::ptrdiff_t per input element on CUDA and CPP;
-// on OMP and TBB, one slice's worth of elements (256 KiB of input) per core.
+// the output, which must not overlap the input. Scratch: one std::ptrdiff_t (the count) on CUDA and CPP; on
+// OMP and TBB, one slice's worth of elements (256 KiB of input) per core.
 template <class DerivedPolicy, class InputIt, class OutputIt, class Predicate>
 OutputIt compact(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, InputIt first, InputIt last,
                  OutputIt result, Predicate pred) {
@@ -164,14 +181,13 @@ OutputIt compact(const thrust::detail::execution_policy_base<DerivedPolicy>& exe
     }
     // map: 1 where the predicate holds (computed on the fly, never stored)
     const auto flags = thrust::make_transform_iterator(first, detail::predicate_to_flag<Predicate>{pred});
-    // scan the flags: positions[i] − 1 is where element i goes if it is kept
-    detail::temporary_array<std::ptrdiff_t, DerivedPolicy> positions(exec, n);
-    thrust::inclusive_scan(exec, flags, flags + n, positions.begin());
-    // scatter the kept elements to their positions
-    const auto destinations = thrust::make_transform_iterator(positions.begin(), detail::minus_one{});
-    thrust::scatter_if(exec, first, last, destinations, flags, result);
-    const auto kept = detail::read_element(positions.end() - 1);
-    return result + kept;
+    // scatter each kept element to its position as the scan produces it (never stored), and keep the count
+    detail::temporary_array<std::ptrdiff_t, DerivedPolicy> kept(exec, 1);
+    const auto scatter = thrust::make_tabulate_output_iterator(detail::scatter_kept<InputIt, OutputIt, Predicate>{
+        first, result, pred, n - 1, thrust::raw_pointer_cast(kept.begin())});
+    // scan the flags: position − 1 is where a kept element goes
+    thrust::inclusive_scan(exec, flags, flags + n, scatter);
+    return result + detail::read_element(kept.begin());
   }
 }
 

@@ -13,23 +13,22 @@
 //   (f1, v1) ⊕ (f2, v2) = (f1 | f2,  f2 ? v2 : v1 op v2)        "a head flag cuts off everything before it"
 //
 // which is associative whenever op is (op need not be commutative). So one scan does it — one pass, no
-// segment-id temporary. On CUDA and CPP that is one thrust::inclusive_scan over the pairs; the exclusive form
-// scans (flag[i], flag[i] ? init : data[i−1]), so each segment starts from init and accumulates the element
-// before the current one. On OMP and TBB, where Thrust's *_scan_by_key runs serially, the same scan of pairs
-// runs through dpt's multicore recipe (dpt/detail/slice_scan.hpp), its per-slice loops written out on plain
-// values: "running = head ? x : running op x", or a vector at a time for integer sums on CPUs with AVX-512
-// (dpt/detail/scan_avx512.hpp). The first element starts a segment whether or not its flag is set. The inclusive form
-// may write over its input; the exclusive form needs a separate output.
+// segment-id temporary. Thrust's *_scan_by_key is such a scan of pairs: a binary predicate on the keys of
+// elements i and i+1 says whether i+1 continues i's segment, so with the head flags as keys and "i+1 is no
+// head" as the predicate it scans the pairs straight from the flags. That is the CUDA and CPP path. (For
+// arithmetic values of up to 8 bytes, CUB's scan by key packs a tile's (flag, value) state into one word for
+// its look-back; a plain scan of thrust::tuple pairs gets CUB's general state: a flag and two values, fenced.)
+// On OMP and TBB, where Thrust's *_scan_by_key runs serially, the same scan of pairs runs through dpt's
+// multicore recipe (dpt/detail/slice_scan.hpp), its per-slice loops written out on plain values: "running =
+// head ? x : running op x", or a vector at a time for integer sums on CPUs with AVX-512
+// (dpt/detail/scan_avx512.hpp). The first element starts a segment whether or not its flag is set. The
+// inclusive form may write over its input; the exclusive form needs a separate output.
 #pragma once
 
 #include <cstddef>
 #include <cuda/std/functional>
 #include <cuda/std/iterator>
 #include <optional>
-#include <thrust/iterator/counting_iterator.h>
-#include <thrust/iterator/discard_iterator.h>
-#include <thrust/iterator/transform_iterator.h>
-#include <thrust/iterator/zip_iterator.h>
 #include <thrust/scan.h>
 #include <thrust/tuple.h>
 #include <thrust/type_traits/unwrap_contiguous_iterator.h>
@@ -54,38 +53,13 @@ struct head_flag_op {
   }
 };
 
-// Element i of the inclusive scan's input: (is a head, data[i]); the first element always is.
-template <class T, class InputIt, class FlagIt>
-struct inclusive_pair {
-  InputIt data;
-  FlagIt flags;
-  DPT_HOST_DEVICE thrust::tuple<bool, T> operator()(std::ptrdiff_t i) const {
-    return {i == 0 || static_cast<bool>(flags[i]), static_cast<T>(data[i])};
+// Thrust's segment predicate for head flags: element i+1 continues the segment of element i unless it is a head.
+struct continues_segment {
+  template <class Flag>
+  DPT_HOST_DEVICE bool operator()(const Flag& /*flag_i*/, const Flag& flag_next) const {
+    return !static_cast<bool>(flag_next);
   }
 };
-
-// Element i of the exclusive scan's input: (is a head, init at a head, otherwise data[i − 1]).
-template <class T, class InputIt, class FlagIt>
-struct exclusive_pair {
-  InputIt data;
-  FlagIt flags;
-  T init;
-  DPT_HOST_DEVICE thrust::tuple<bool, T> operator()(std::ptrdiff_t i) const {
-    const bool head = i == 0 || static_cast<bool>(flags[i]);
-    return {head, head ? init : static_cast<T>(data[i - 1])};
-  }
-};
-
-// Scans the pairs that `make_pair` yields for 0 .. n−1 and writes only their values to result.
-template <class T, class DerivedPolicy, class PairOf, class OutputIt, class AssociativeOp>
-OutputIt scan_head_flag_pairs(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, PairOf make_pair,
-                              std::ptrdiff_t n, OutputIt result, AssociativeOp op) {
-  const auto pairs = thrust::make_transform_iterator(thrust::make_counting_iterator<std::ptrdiff_t>(0), make_pair);
-  const auto flags_dropped = thrust::make_zip_iterator(thrust::make_discard_iterator(), result);
-  // segmented scan = one scan of (flag, value) pairs; a head flag restarts the running value
-  thrust::inclusive_scan(exec, pairs, pairs + n, flags_dropped, head_flag_op<T, AssociativeOp>{op});
-  return result + n;
-}
 
 // The multicore recipe's reduce and walk of one slice, on the pairs (head[i], data[i]) without building them.
 // A total is (does the stretch hold a head, its value since the last head); the exclusive form folds `init`
@@ -201,8 +175,9 @@ OutputIt segmented_inclusive_scan(const thrust::detail::execution_policy_base<De
   if constexpr (detail::is_multicore_cpu_policy_v<DerivedPolicy>) {
     return detail::multicore_segmented_scan<false>(exec, first, n, head_flags, result, T{}, op);
   } else {
-    return detail::scan_head_flag_pairs<T>(exec, detail::inclusive_pair<T, InputIt, FlagIt>{first, head_flags}, n,
-                                           result, op);
+    // segmented scan = one scan of (flag, value) pairs; a head flag restarts the running value
+    return thrust::inclusive_scan_by_key(exec, head_flags, head_flags + n, first, result, detail::continues_segment{},
+                                         op);
   }
 }
 
@@ -217,8 +192,9 @@ OutputIt segmented_exclusive_scan(const thrust::detail::execution_policy_base<De
   if constexpr (detail::is_multicore_cpu_policy_v<DerivedPolicy>) {
     return detail::multicore_segmented_scan<true>(exec, first, n, head_flags, result, init, op);
   } else {
-    return detail::scan_head_flag_pairs<T>(exec, detail::exclusive_pair<T, InputIt, FlagIt>{first, head_flags, init}, n,
-                                           result, op);
+    // segmented scan = one scan of (flag, value) pairs; every head starts again from init
+    return thrust::exclusive_scan_by_key(exec, head_flags, head_flags + n, first, result, init,
+                                         detail::continues_segment{}, op);
   }
 }
 
