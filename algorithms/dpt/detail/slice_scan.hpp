@@ -39,13 +39,16 @@
 //                                      walk_prefetching; `ahead` is empty unless prefetches_next_slice);
 //                                      returns the total through the slice's end. When one core does
 //                                      everything, scan runs on its own, over the whole input.
-// and `op` combines totals (associative, not necessarily commutative).
+// and `op` combines totals (associative, not necessarily commutative). If a loop or `op` throws, the other cores
+// stop at their next hand-off or claim and the first exception reaches the caller, as from a serial scan.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <exception>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <type_traits>
@@ -155,7 +158,11 @@ DPT_ALWAYS_INLINE void spin_pause() {
 #endif
 }
 
-// The chain: for every slice, the prefix through it, and whether that prefix has been published yet.
+// Thrown by slice_prefixes::wait on the cores that did not fail, to unwind them once another core has failed.
+struct slice_scan_abandoned {};
+
+// The chain: for every slice, the prefix through it, and whether that prefix has been published yet; and the
+// first exception a core met, which stops the others (a slice that failed never publishes its prefix).
 template <class T>
 class slice_prefixes {
  public:
@@ -171,9 +178,10 @@ class slice_prefixes {
 
   // Waits until `slice` has published its prefix. The core that claimed it is running and is at most one
   // walk and one reduce away from publishing, so the wait is short: spin a while, then yield, which keeps a
-  // long wait (the other core descheduled) polite.
+  // long wait (the other core descheduled) polite. Throws slice_scan_abandoned once any core has failed.
   const T& wait(std::ptrdiff_t slice) const {
     for (int spins = 0; !published_[slice].load(std::memory_order_acquire); ++spins) {
+      if (failed()) throw slice_scan_abandoned{};
       if (spins < 4096) {
         spin_pause();
       } else {
@@ -183,9 +191,26 @@ class slice_prefixes {
     return *prefix_[slice];
   }
 
+  // Records a core's exception (the first one is kept) and tells the other cores to stop.
+  void fail(std::exception_ptr error) {
+    {
+      const std::lock_guard<std::mutex> lock(error_mutex_);
+      if (!error_) error_ = error;
+    }
+    failed_.store(true, std::memory_order_release);
+  }
+  bool failed() const { return failed_.load(std::memory_order_acquire); }
+  // After every core has returned: rethrows the first exception, if a core met one.
+  void rethrow_if_failed() const {
+    if (error_) std::rethrow_exception(error_);
+  }
+
  private:
   std::unique_ptr<std::atomic<bool>[]> published_;
   std::unique_ptr<std::optional<T>[]> prefix_;
+  std::atomic<bool> failed_{false};
+  std::mutex error_mutex_;
+  std::exception_ptr error_;
 };
 
 // What each core runs, until no slice is left: reduce my slice, take my predecessor's prefix as base, publish
@@ -204,9 +229,20 @@ struct slice_scan_worker {
 
   index_range slice(std::ptrdiff_t s) const { return {s * slice_length, std::min(n, (s + 1) * slice_length)}; }
 
+  // Nothing escapes a core: an exception would end an OpenMP program and leave TBB's other cores waiting.
   void operator()(std::ptrdiff_t /*worker*/) const {
+    try {
+      run();
+    } catch (const slice_scan_abandoned&) {
+      // another core failed first; its exception is the one the caller gets
+    } catch (...) {
+      prefixes->fail(std::current_exception());
+    }
+  }
+
+  void run() const {
     auto mine = next_slice->fetch_add(1);
-    if (mine >= slices) return;
+    if (mine >= slices || prefixes->failed()) return;
     auto scratch = loops.make_scratch(slice_length);
     // reduce: fold my slice
     T total = loops.reduce(scratch, slice(mine).begin, slice(mine).end);
@@ -223,7 +259,7 @@ struct slice_scan_worker {
         loops.scan(scratch, slice(mine).begin, slice(mine).end, base, index_range{});
         next = next_slice->fetch_add(1);
       }
-      if (next >= slices) return;
+      if (next >= slices || prefixes->failed()) return;
       mine = next;
       // reduce: fold my next slice
       total = loops.reduce(scratch, slice(mine).begin, slice(mine).end);
@@ -251,6 +287,7 @@ std::optional<T> run_slice_scan(const thrust::detail::execution_policy_base<Deri
   thrust::for_each_n(
       exec, thrust::counting_iterator<std::ptrdiff_t>(0), workers,
       slice_scan_worker<Loops, T, AssociativeOp>{loops, op, n, slice_length, slices, &seed, &prefixes, &next_slice});
+  prefixes.rethrow_if_failed();
   return prefixes.wait(slices - 1);
 }
 
