@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cuda/std/functional>
 #include <cuda/std/iterator>
+#include <cuda/std/type_traits>
 #include <stdexcept>
 #include <string>
 #include <thrust/copy.h>
@@ -33,11 +34,17 @@
 namespace dpt {
 namespace detail {
 
+// True for an index outside [0, size). Compared without narrowing: an unsigned 64-bit index past the largest
+// std::ptrdiff_t must not wrap to a negative one.
 template <class Index>
 struct index_outside {
   std::ptrdiff_t size;
   DPT_HOST_DEVICE bool operator()(const Index& i) const {
-    return i < Index(0) || static_cast<std::ptrdiff_t>(i) >= size;
+    if constexpr (::cuda::std::is_signed_v<Index>) {
+      return i < Index(0) || static_cast<long long>(i) >= static_cast<long long>(size);
+    } else {
+      return static_cast<unsigned long long>(i) >= static_cast<unsigned long long>(size);
+    }
   }
 };
 

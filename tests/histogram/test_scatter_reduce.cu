@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cuda/atomic>
 #include <cuda/functional>
 #include <cuda/std/functional>
+#include <limits>
 #include <stdexcept>
 #include <thrust/device_vector.h>
 #include <thrust/for_each.h>
@@ -122,6 +124,24 @@ TEST_CASE("scatter_reduce rejects an index outside the output", "[scatter_reduce
   std::vector<int> idx(1009, 2);
   idx[517] = bad;
   const thrust::device_vector<int> d_idx(idx.begin(), idx.end());
+  thrust::device_vector<int> d_out(out.begin(), out.end());
+  CHECK_THROWS_AS(dpt::scatter_reduce(thrust::device, in.begin(), in.end(), d_idx.begin(), d_out.begin(), d_out.end(),
+                                      ::cuda::std::plus<>{}),
+                  std::out_of_range);
+  const thrust::host_vector<int> after = d_out;
+  CHECK(std::vector<int>(after.begin(), after.end()) == out);  // nothing written
+}
+
+TEMPLATE_TEST_CASE("scatter_reduce rejects unsigned indices past the output, however large",
+                   "[scatter_reduce]" DPT_BACKEND_TAG, std::uint32_t, std::uint64_t, std::int64_t) {
+  const std::vector<int> out{1, 2, 3, 4};
+  const thrust::device_vector<int> in(97, 1);
+  // the largest index, which a signed cast would turn into −1, and the first one past the output
+  const TestType bad = GENERATE(std::numeric_limits<TestType>::max(), TestType(4));
+  CAPTURE(bad);
+  std::vector<TestType> idx(97, 1);
+  idx[41] = bad;
+  const thrust::device_vector<TestType> d_idx(idx.begin(), idx.end());
   thrust::device_vector<int> d_out(out.begin(), out.end());
   CHECK_THROWS_AS(dpt::scatter_reduce(thrust::device, in.begin(), in.end(), d_idx.begin(), d_out.begin(), d_out.end(),
                                       ::cuda::std::plus<>{}),
