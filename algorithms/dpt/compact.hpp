@@ -63,7 +63,8 @@ struct scatter_kept {
   std::ptrdiff_t last;
   std::ptrdiff_t* kept;
   DPT_HOST_DEVICE void operator()(std::ptrdiff_t i, std::ptrdiff_t position) const {
-    if (pred(input[i])) result[position - 1] = input[i];
+    const ::cuda::std::iter_value_t<InputIt> x = input[i];
+    if (pred(x)) result[position - 1] = x;
     if (i == last) *kept = position;
   }
 };

@@ -183,3 +183,58 @@ TEST_CASE("compact streams outputs larger than the caches and stays right", "[pr
   const auto data = dpt::test::random_values<int>(n, 67, -1000, 1000);
   check_compact(data, is_even{});
 }
+
+TEST_CASE("the CPU compaction keeps 8-byte elements when the output is streamed",
+          "[primitives][compact]" DPT_BACKEND_TAG) {
+  const std::size_t n = 9000011;  // about half kept: > 32 MiB of int64, written with streaming stores
+  const auto walk = GENERATE(from_range(available_compact_walks()));
+  CAPTURE(name(walk));
+  const auto data = dpt::test::random_values<std::int64_t>(n, 73, -(std::int64_t(1) << 40), std::int64_t(1) << 40);
+  check_multicore_compact(
+      data, [](std::int64_t x) { return x % 2 != 0; }, dpt::detail::slice_sizes::for_element_bytes(8), walk,
+      std::int64_t(-2));
+}
+
+TEST_CASE("the CPU compaction converts its elements to an output of another type",
+          "[primitives][compact]" DPT_BACKEND_TAG) {
+  const std::size_t n = GENERATE(1009u, 9000011u);  // int64 outputs of 9000011 elements are streamed
+  const auto walk = GENERATE(from_range(available_compact_walks()));
+  CAPTURE(n, name(walk));
+  const auto data = dpt::test::random_values<int>(n, 79 + n, -1000, 1000);
+  std::vector<std::int64_t> expected;
+  for (const int x : data) {
+    if (x % 2 == 0) expected.push_back(x);
+  }
+  std::vector<std::int64_t> out(n, -1);
+  const auto end =
+      dpt::detail::multicore_compact(dpt::test::sliced_cpu_policy, data.data(), static_cast<std::ptrdiff_t>(n),
+                                     out.data(), is_even{}, dpt::detail::slice_sizes::for_element_bytes(4), walk);
+  REQUIRE(end - out.data() == static_cast<std::ptrdiff_t>(expected.size()));
+  CHECK(std::vector<std::int64_t>(out.data(), end) == expected);
+
+  SECTION("through the public algorithm too") {
+    const thrust::device_vector<int> d_data(data.begin(), data.end());
+    thrust::device_vector<std::int64_t> d_out(n, -1);
+    const auto d_end = dpt::compact(thrust::device, d_data.begin(), d_data.end(), d_out.begin(), is_even{});
+    REQUIRE(d_end - d_out.begin() == static_cast<std::ptrdiff_t>(expected.size()));
+    const thrust::host_vector<std::int64_t> got(d_out.begin(), d_end);
+    CHECK(std::vector<std::int64_t>(got.begin(), got.end()) == expected);
+  }
+}
+
+TEST_CASE("the CPU compaction buffers values, not the proxies that std::vector<bool> hands out",
+          "[primitives][compact]" DPT_BACKEND_TAG) {
+  const std::size_t n = GENERATE(1u, 97u, 65537u);
+  const std::ptrdiff_t slice_length = GENERATE(7, 1537);
+  CAPTURE(n, slice_length);
+  std::vector<bool> bits(n);
+  const auto values = dpt::test::random_values<int>(n, 83 + n, 0, 1);
+  std::copy(values.begin(), values.end(), bits.begin());
+  std::vector<char> out(n, 7);
+  // keep everything: the output must be the input's bits, in order
+  const auto end = dpt::detail::multicore_compact(
+      dpt::test::sliced_cpu_policy, bits.begin(), static_cast<std::ptrdiff_t>(n), out.data(), [](bool) { return true; },
+      dpt::test::tiny_slices(slice_length));
+  REQUIRE(end - out.data() == static_cast<std::ptrdiff_t>(n));
+  CHECK(std::vector<char>(values.begin(), values.end()) == out);
+}

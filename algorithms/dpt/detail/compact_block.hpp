@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cuda/std/iterator>
 #include <type_traits>
 #include <utility>
 
@@ -33,9 +34,10 @@ inline constexpr std::ptrdiff_t compact_block_length = 512;
 // kept elements of n elements needs n + compact_slack elements.
 inline constexpr std::ptrdiff_t compact_slack = 16;
 
-// The element type of InputIt, without const or reference.
+// The element type of InputIt: its value type, not what dereferencing gives (a proxy such as
+// std::vector<bool>'s bit reference refers to the input; a buffer of them would hold no values).
 template <class InputIt>
-using element_t = std::remove_cv_t<std::remove_reference_t<decltype(*std::declval<InputIt>())>>;
+using element_t = ::cuda::std::iter_value_t<InputIt>;
 
 // Whether kept elements can be gathered in a buffer.
 template <class InputIt>

@@ -65,17 +65,20 @@ struct streaming_store {
       _mm_stream_si64(reinterpret_cast<long long*>(out + i), bits);
     }
   }
-  // A run goes out 16 bytes per store once the destination is 16-byte aligned.
-  template <class T>
-  DPT_ALWAYS_INLINE void operator()(T* out, std::ptrdiff_t i, const T* values, std::ptrdiff_t count) const {
-    constexpr std::ptrdiff_t per_vector = 16 / sizeof(T);
+  // A run goes out 16 bytes per store once the destination is 16-byte aligned; a run of another type is
+  // converted element by element.
+  template <class T, class U>
+  DPT_ALWAYS_INLINE void operator()(T* out, std::ptrdiff_t i, const U* values, std::ptrdiff_t count) const {
     std::ptrdiff_t k = 0;
-    for (; k < count && reinterpret_cast<std::uintptr_t>(out + i + k) % 16 != 0; ++k) (*this)(out, i + k, values[k]);
-    for (; k + per_vector <= count; k += per_vector) {
-      _mm_stream_si128(reinterpret_cast<__m128i*>(out + i + k),
-                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(values + k)));
+    if constexpr (std::is_same_v<T, U>) {
+      constexpr std::ptrdiff_t per_vector = 16 / sizeof(T);
+      for (; k < count && reinterpret_cast<std::uintptr_t>(out + i + k) % 16 != 0; ++k) (*this)(out, i + k, values[k]);
+      for (; k + per_vector <= count; k += per_vector) {
+        _mm_stream_si128(reinterpret_cast<__m128i*>(out + i + k),
+                         _mm_loadu_si128(reinterpret_cast<const __m128i*>(values + k)));
+      }
     }
-    for (; k < count; ++k) (*this)(out, i + k, values[k]);
+    for (; k < count; ++k) (*this)(out, i + k, static_cast<T>(values[k]));
   }
 };
 #endif
