@@ -177,7 +177,8 @@ void count_by_reduce_by_key(const thrust::detail::execution_policy_base<DerivedP
 
 // Counts the values of [first, last) in bins.count equal-width bins over [bins.lo, bins.hi] (last bin closed),
 // writing bins.count counts to `counts` (any integer type). Returns how many values were dropped and why.
-// Throws std::invalid_argument for bins.count < 1, a range that is not finite or has lo ≥ hi, a range too
+// An empty range (lo == hi) is widened as NumPy widens it (dpt/histogram_bins.hpp). Throws
+// std::invalid_argument for bins.count < 1, a range that is not finite or has lo > hi, a range too
 // narrow for bins.count distinct edges, or the cub method on a CPU device system.
 // Scratch: the sort-based methods hold n bin ids plus O(K); the atomic ones O(K) (the CPU privatized one
 // O(K) per chunk).

@@ -15,9 +15,10 @@
 //     (K − 1 when that gives K), then moved down by one if x < edge[bin] and up by one if x ≥ edge[bin + 1]
 //     (unless bin is the last), so a value on an edge lands where the edges say, whatever the rounding of the
 //     estimate.
-//   * Bounds that are not finite, lo ≥ hi, K < 1, or edges that are not strictly increasing (too many bins
-//     for the precision of the range — NumPy's "Too many bins for data range") are errors. NumPy widens lo == hi
-//     to [lo − 0.5, hi + 0.5] only when it picks the range itself; callers that do so do it before calling.
+//   * An empty range, lo == hi, is widened to [lo − 0.5, hi + 0.5] in the arithmetic of the bounds, whether
+//     the caller gave it or took it from the data (np.histogram([1.0], 2, range=(1, 1)) has edges 0.5, 1, 1.5).
+//   * Bounds that are not finite, lo > hi, K < 1, or edges that are not strictly increasing (too many bins
+//     for the precision of the range — NumPy's "Too many bins for data range") are errors.
 #pragma once
 
 #include <climits>
@@ -44,22 +45,36 @@ even_bins(int, Bound, Bound) -> even_bins<Bound>;
 
 namespace detail {
 
+// `value`, hidden from the optimiser, which can then not fuse a product into the addition that follows:
+// GCC contracts a*b + c into an FMA across statements in its GNU modes (-ffp-contract=fast) whenever the
+// target has FMA (-march=native), and so may a caller's build of these headers.
+template <class T>
+inline T opaque(T value) {
+#if defined(__GNUC__) && defined(__x86_64__)
+  asm("" : "+x"(value));
+#elif defined(__GNUC__) && defined(__aarch64__)
+  asm("" : "+w"(value));
+#else
+  volatile T kept = value;
+  value = kept;
+#endif
+  return value;
+}
+
 // a·b + c with both roundings, never fused into one FMA: NumPy multiplies and adds in two numpy operations,
-// and nvcc contracts a*b + c into an FMA by default, which would move edges by an ulp on the GPU.
+// and nvcc (like GCC above) contracts a*b + c into an FMA by default, which would move edges by an ulp.
 DPT_HOST_DEVICE inline double multiply_then_add(double a, double b, double c) {
 #if defined(__CUDA_ARCH__)
   return __dadd_rn(__dmul_rn(a, b), c);
 #else
-  const double product = a * b;
-  return product + c;
+  return opaque(a * b) + c;
 #endif
 }
 DPT_HOST_DEVICE inline float multiply_then_add(float a, float b, float c) {
 #if defined(__CUDA_ARCH__)
   return __fadd_rn(__fmul_rn(a, b), c);
 #else
-  const float product = a * b;
-  return product + c;
+  return opaque(a * b) + c;
 #endif
 }
 
@@ -103,10 +118,22 @@ struct numpy_bin_index {
   }
 };
 
-// Checks the bins as NumPy does (except for the edges' spacing, which dpt::histogram checks on the device) and
-// returns the mapping; throws std::invalid_argument for K < 1, bounds that are not finite, or lo ≥ hi.
+// NumPy's empty range: [v, v] becomes [v − 0.5, v + 0.5], rounded in the bounds' arithmetic; other bins as given.
+template <class Bound>
+even_bins<Bound> widen_empty_range(even_bins<Bound> spec) {
+  if (spec.lo == spec.hi) {
+    spec.lo = spec.lo - Bound(0.5);
+    spec.hi = spec.hi + Bound(0.5);
+  }
+  return spec;
+}
+
+// Checks the bins as NumPy does (except for the edges' spacing, which dpt::histogram checks on the device),
+// widens an empty range, and returns the mapping; throws std::invalid_argument for K < 1, bounds that are not
+// finite, or lo > hi.
 template <class Value, class Bound>
-numpy_bin_index<Value, Bound> make_numpy_bin_index(const even_bins<Bound>& spec) {
+numpy_bin_index<Value, Bound> make_numpy_bin_index(const even_bins<Bound>& given) {
+  const even_bins<Bound> spec = widen_empty_range(given);
   if (spec.count < 1) {
     throw std::invalid_argument("histogram: the number of bins must be at least 1 (got " + std::to_string(spec.count) +
                                 ")");
@@ -117,8 +144,8 @@ numpy_bin_index<Value, Bound> make_numpy_bin_index(const even_bins<Bound>& spec)
                                 "] is not finite");
   }
   if (!(spec.lo < spec.hi)) {
-    throw std::invalid_argument("histogram: the range needs lo < hi (got [" + std::to_string(spec.lo) + ", " +
-                                std::to_string(spec.hi) + "])");
+    throw std::invalid_argument("histogram: the range needs lo <= hi (got [" + std::to_string(given.lo) + ", " +
+                                std::to_string(given.hi) + "])");
   }
   const Bound step = (spec.hi - spec.lo) / static_cast<Bound>(spec.count);
   const double scale = spec.count / (static_cast<double>(spec.hi) - static_cast<double>(spec.lo));
