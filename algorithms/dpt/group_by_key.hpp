@@ -16,11 +16,14 @@
 #include <thrust/copy.h>
 #include <thrust/fill.h>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_output_iterator.h>
 #include <cuda/std/iterator>
 #include <thrust/sort.h>
+#include <thrust/transform.h>
 #include <thrust/unique.h>
 
 #include <dpt/config.hpp>
+#include <dpt/detail/sortable_key.hpp>
 #include <dpt/detail/temporary_array.hpp>
 
 namespace dpt {
@@ -37,21 +40,23 @@ template <class DerivedPolicy, class KeyIt, class ValueIt, class KeyOutputIt, cl
 group_by_key_result<KeyOutputIt, OffsetOutputIt> group_by_key(
     const thrust::detail::execution_policy_base<DerivedPolicy>& exec, KeyIt keys_first, KeyIt keys_last,
     ValueIt values_first, KeyOutputIt keys_out, OffsetOutputIt offsets_out, ValueOutputIt values_out) {
-  using key_type = ::cuda::std::iter_value_t<KeyIt>;
   using offset_type = ::cuda::std::iter_value_t<OffsetOutputIt>;
+  // keys as the sort stores them (int keys on CPU systems: sign bit flipped, see dpt/detail/sortable_key.hpp)
+  using sort_key = detail::sortable_key<::cuda::std::iter_value_t<KeyIt>, DerivedPolicy>;
   const auto n = static_cast<std::ptrdiff_t>(thrust::distance(keys_first, keys_last));
 
-  detail::temporary_array<key_type, DerivedPolicy> sorted_keys(exec, n);
-  thrust::copy_n(exec, keys_first, n, sorted_keys.begin());
+  detail::temporary_array<typename sort_key::type, DerivedPolicy> sorted_keys(exec, n);
+  thrust::transform(exec, keys_first, keys_last, sorted_keys.begin(), typename sort_key::encode{});
   thrust::copy_n(exec, values_first, n, values_out);
   // sort to bring equal keys together (stable: values keep their input order within a group)
   thrust::stable_sort_by_key(exec, sorted_keys.begin(), sorted_keys.end(), values_out);
   // find where each group starts: the first position of every run of equal keys
-  const auto ends = thrust::unique_by_key_copy(exec, sorted_keys.begin(), sorted_keys.end(),
-                                               thrust::make_counting_iterator<offset_type>(0), keys_out, offsets_out);
+  const auto ends = thrust::unique_by_key_copy(
+      exec, sorted_keys.begin(), sorted_keys.end(), thrust::make_counting_iterator<offset_type>(0),
+      thrust::make_transform_output_iterator(keys_out, typename sort_key::decode{}), offsets_out);
   // close the last group
   thrust::fill_n(exec, ends.second, 1, static_cast<offset_type>(n));
-  return {ends.first, ends.second + 1};
+  return {ends.first.base(), ends.second + 1};
 }
 
 }  // namespace dpt
