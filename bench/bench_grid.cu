@@ -2,9 +2,13 @@
 // at 1M particles in 16 cells (the lecture's case: many particles per cell, heavy contention for locks) and
 // at 1M particles in 1M cells (about one particle per cell). One task per cell scans every particle for
 // every cell, cells × n work: it runs in the 16-cell case only (10^12 steps otherwise).
-// Bytes count one read of the positions and one write of the ids and offsets.
+// Every solution is checked before it is timed (checked in bench.hpp): its offsets must equal a host loop's,
+// and each cell's ids, in ascending order (solutions 1, 2 and 4 race), the particles a host loop puts there.
+// Bytes are effective bytes, the problem's input and output (one read of the positions, one write of the ids
+// and the offsets), the same for every solution: the temporaries they write and read are not counted.
 #include "support/bench.hpp"
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <thrust/device_vector.h>
@@ -28,6 +32,27 @@ const char* solution_name(grid_solution solution) {
     default:
       return "5_sort";
   }
+}
+
+// Whether offsets and ids list, for every cell, the particles of (x, y) in that cell: a counting sort on the host.
+bool bins_particles(const dpt::uniform_grid<2, float>& grid, const std::vector<float>& x, const std::vector<float>& y,
+                    const std::vector<int>& offsets, std::vector<int> ids) {
+  const auto cell_of =
+      dpt::make_particle_cell<std::int64_t>(grid, dpt::make_positions(x.data(), y.data()), dpt::out_of_domain::error);
+  const auto n = static_cast<std::int64_t>(x.size());
+  const auto cells = static_cast<std::int64_t>(offsets.size()) - 1;
+  std::vector<int> expected_offsets(cells + 1, 0), expected_ids(n);
+  for (std::int64_t p = 0; p < n; ++p) {
+    const auto cell = cell_of(p);
+    if (cell < 0 || cell >= cells) return false;
+    ++expected_offsets[cell + 1];
+  }
+  for (std::int64_t c = 0; c < cells; ++c) expected_offsets[c + 1] += expected_offsets[c];
+  if (offsets != expected_offsets) return false;
+  std::vector<int> cursor(expected_offsets.begin(), expected_offsets.end() - 1);
+  for (std::int64_t p = 0; p < n; ++p) expected_ids[cursor[cell_of(p)]++] = static_cast<int>(p);  // ascending
+  for (std::int64_t c = 0; c < cells; ++c) std::sort(ids.begin() + offsets[c], ids.begin() + offsets[c + 1]);
+  return ids == expected_ids;
 }
 
 }  // namespace
@@ -60,9 +85,19 @@ void register_benchmarks() {
             grid.upper = {1.0f, 1.0f};
             grid.cells = {c.cells_per_axis, c.cells_per_axis};
             const auto positions = dpt::make_positions(d_x.begin(), d_y.begin());
-            const double seconds = timed_loop(state, where::device, [&] {
+            const auto op = [&] {
               dpt::bin_particles(thrust::device, solution, grid, positions, n, offsets.begin(), ids.begin());
-            });
+            };
+            const auto run_once = [&] {
+              poison(offsets);
+              poison(ids);
+              op();
+            };
+            if (!checked(
+                    state, run_once, [&] { return bins_particles(grid, x, y, on_host(offsets), on_host(ids)); },
+                    "the cells' particles disagree with the sequential loop"))
+              return;
+            const double seconds = timed_loop(state, where::device, op);
             report(state, seconds, n, bytes);
           });
     }

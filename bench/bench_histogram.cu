@@ -2,7 +2,10 @@
 // privatised atomics, and cub::DeviceHistogram on CUDA) on the same float values, for 16, 256 and 65 536
 // bins, with uniform values and with skewed ones (u^8: about 70% of the values land in the first of 16 bins,
 // 25% in the first of 65 536). Skew is where atomics suffer: many updates to the same bin serialise.
-// Bytes count one read of the values and one write of the counts.
+// Every variant is checked before it is timed (checked in bench.hpp): its counts must equal a host loop's over
+// the same bin mapping. Bytes are effective bytes, the problem's input and output (one read of the values and
+// one write of the counts), the same for every method: the sort-based ones also write, sort and read an id per
+// value, which is not counted.
 #include "support/bench.hpp"
 
 #include <random>
@@ -48,9 +51,29 @@ void register_benchmarks() {
               const thrust::device_vector<float> values(host_values.begin(), host_values.end());
               thrust::device_vector<unsigned> counts(bins);
               const dpt::even_bins<float> range{bins, 0.0f, 1.0f};
-              const double seconds = timed_loop(state, where::device, [&] {
+              const auto op = [&] {
                 dpt::histogram(thrust::device, values.begin(), values.end(), range, counts.begin(), method);
-              });
+              };
+              const auto correct = [&] {
+                // every value lies in [0, 1), so in one of the bins
+                const auto bin_of = dpt::make_numpy_bin_index<float>(range);
+                std::vector<unsigned> expected(bins, 0);
+                for (const float v : host_values) {
+                  const int bin = bin_of(v);
+                  if (bin >= bins) return false;
+                  ++expected[bin];
+                }
+                return on_host(counts) == expected;
+              };
+              if (!checked(
+                      state,
+                      [&] {
+                        poison(counts);
+                        op();
+                      },
+                      correct, "the counts disagree with the sequential loop"))
+                return;
+              const double seconds = timed_loop(state, where::device, op);
               report(state, seconds, n, bytes);
             });
       }

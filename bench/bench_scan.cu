@@ -2,10 +2,11 @@
 // (the lecture's "each core scans its slice, then adds its base" on OMP/TBB), by std::inclusive_scan on one
 // core, and on the GPU by cub::DeviceScan and by every hand-written device scan of custom_kernels/ (the
 // lecture's three launches over three block scans, and the single-pass decoupled look-back, also in the tile
-// cub::DeviceScan uses on sm_90; each checked against Thrust's scan before it is timed). Every scan reads
-// n ints and writes n ints, like the copy baseline. In CPU builds each benchmark also reports its fraction of a
-// copy from its own input to its own output timed just before each iteration (paired_copy in bench.hpp): the
-// CPU target is judged on it.
+// cub::DeviceScan uses on sm_90). Every variant of every family here is checked against a host loop before it
+// is timed (checked in bench.hpp). Every scan reads n ints and writes n ints, like the copy baseline: bytes are
+// effective bytes, the problem's inputs and outputs, the same for every variant. In CPU builds each benchmark also
+// reports its fraction of a copy from its own input to its own output timed just before each iteration (paired_copy in
+// bench.hpp): the CPU target is judged on it.
 #include "support/bench.hpp"
 
 #include <numeric>
@@ -18,7 +19,6 @@
 #include <dpt/scan.hpp>
 #include <dpt/segmented_scan.hpp>
 #include <thrust/copy.h>
-#include <thrust/equal.h>
 #include <thrust/fill.h>
 #include <thrust/functional.h>
 
@@ -45,18 +45,18 @@ thrust::device_vector<int> scan_input(std::int64_t n) {
 }
 
 // Head flags with segments of 1–64 elements (mean about 32).
-thrust::device_vector<int> segment_flags(std::int64_t n) {
+std::vector<int> host_segment_flags(std::int64_t n) {
   std::vector<int> flags(n, 0);
   std::uint32_t state = 12345;
   for (std::int64_t i = 0; i < n; i += 1 + (state >> 26)) {
     flags[i] = 1;
     state = state * 1664525u + 1013904223u;
   }
-  return thrust::device_vector<int>(flags.begin(), flags.end());
+  return flags;
 }
 
 // Random values for compaction: whether a value is odd follows no pattern a branch predictor could learn.
-thrust::device_vector<int> random_input(std::int64_t n) {
+std::vector<int> host_random_input(std::int64_t n) {
   std::vector<int> values(n);
   std::uint32_t state = 2463534242u;
   for (auto& v : values) {  // xorshift32
@@ -65,7 +65,34 @@ thrust::device_vector<int> random_input(std::int64_t n) {
     state ^= state << 5;
     v = static_cast<int>(state >> 1);
   }
-  return thrust::device_vector<int>(values.begin(), values.end());
+  return values;
+}
+
+// The host loops every variant is checked against (see checked in bench.hpp); sums wrap as unsigned.
+// scan_input's inclusive sum, 0 + 7 + 14 + …
+std::vector<int> expected_scan(std::int64_t n) {
+  std::vector<int> out(n);
+  std::uint32_t sum = 0;
+  for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<int>(sum += 7u * static_cast<std::uint32_t>(i));
+  return out;
+}
+
+// scan_input's inclusive sum restarted at every head flag.
+std::vector<int> expected_segmented_scan(const std::vector<int>& flags) {
+  std::vector<int> out(flags.size());
+  std::uint32_t sum = 0;
+  for (std::size_t i = 0; i < flags.size(); ++i) {
+    const auto value = 7u * static_cast<std::uint32_t>(i);
+    sum = flags[i] ? value : sum + value;
+    out[i] = static_cast<int>(sum);
+  }
+  return out;
+}
+
+// Whether a variant's output equals the host loop's.
+template <class Vector>
+bool equals(const Vector& output, const std::vector<int>& expected) {
+  return on_host(output) == expected;
 }
 
 struct is_odd {
@@ -75,38 +102,82 @@ struct is_odd {
 // The same input through dpt's segmented scan (one scan of (flag, value) pairs: on CUDA and CPP, Thrust's
 // scan by key with the flags as keys) and through Thrust's inclusive_scan_by_key on segment ids (scan the flags
 // into ids, then scan by key: a pass and a temporary more); and dpt::compact (map + scan + scatter) against
-// thrust::copy_if. Bytes: data + flags read, output written;
-// for compact, random data read and the odd half written.
+// thrust::copy_if. Bytes are effective bytes, the problem's inputs and outputs, the same for every variant:
+// data + flags read and the output written (12n; scan by key also writes and reads its ids, which are not
+// counted); for compact, random data read and the odd half written (6n).
 void register_segmented_and_compact(std::int64_t n) {
-  add("segmented_scan/dpt", n, [n](benchmark::State& state) {
+  const double segmented_bytes = 3.0 * sizeof(int) * n;
+  add("segmented_scan/dpt", n, [n, segmented_bytes](benchmark::State& state) {
     const auto input = scan_input(n);
-    const auto flags = segment_flags(n);
+    const auto host_flags = host_segment_flags(n);
+    const thrust::device_vector<int> flags(host_flags.begin(), host_flags.end());
     thrust::device_vector<int> output(n);
-    measure(state, where::device, n, 3.0 * sizeof(int) * n, paired_copy(raw(input), raw(output), n), [&] {
+    const auto op = [&] {
       dpt::segmented_inclusive_scan(thrust::device, input.begin(), input.end(), flags.begin(), output.begin());
-    });
+    };
+    if (!checked(
+            state,
+            [&] {
+              poison(output);
+              op();
+            },
+            [&] { return equals(output, expected_segmented_scan(host_flags)); },
+            "the output disagrees with the sequential segmented scan"))
+      return;
+    measure(state, where::device, n, segmented_bytes, paired_copy(raw(input), raw(output), n), op);
   });
-  add("segmented_scan/thrust_scan_by_key", n, [n](benchmark::State& state) {
+  add("segmented_scan/thrust_scan_by_key", n, [n, segmented_bytes](benchmark::State& state) {
     const auto input = scan_input(n);
-    const auto flags = segment_flags(n);
+    const auto host_flags = host_segment_flags(n);
+    const thrust::device_vector<int> flags(host_flags.begin(), host_flags.end());
     thrust::device_vector<int> ids(n), output(n);
-    measure(state, where::device, n, 3.0 * sizeof(int) * n, paired_copy(raw(input), raw(output), n), [&] {
+    const auto op = [&] {
       thrust::inclusive_scan(thrust::device, flags.begin(), flags.end(), ids.begin());
       thrust::inclusive_scan_by_key(thrust::device, ids.begin(), ids.end(), input.begin(), output.begin());
-    });
+    };
+    if (!checked(
+            state,
+            [&] {
+              poison(output);
+              op();
+            },
+            [&] { return equals(output, expected_segmented_scan(host_flags)); },
+            "the output disagrees with the sequential segmented scan"))
+      return;
+    measure(state, where::device, n, segmented_bytes, paired_copy(raw(input), raw(output), n), op);
   });
   const double compact_bytes = 1.5 * sizeof(int) * n;
-  add("compact/dpt", n, [n, compact_bytes](benchmark::State& state) {
-    const auto input = random_input(n);
-    thrust::device_vector<int> output(n);
-    measure(state, where::device, n, compact_bytes, paired_copy(raw(input), raw(output), n),
-            [&] { dpt::compact(thrust::device, input.begin(), input.end(), output.begin(), is_odd{}); });
+  // The odd values in order, and how many: what both compacts must write.
+  const auto compact_variant = [n, compact_bytes](const char* name, auto compact) {
+    add(name, n, [n, compact_bytes, compact](benchmark::State& state) {
+      const auto host_input = host_random_input(n);
+      const thrust::device_vector<int> input(host_input.begin(), host_input.end());
+      thrust::device_vector<int> output(n);
+      std::int64_t kept = -1;
+      const auto op = [&] { kept = compact(input, output); };
+      const auto correct = [&] {
+        std::vector<int> expected;
+        for (const int v : host_input) {
+          if (is_odd{}(v)) expected.push_back(v);
+        }
+        return kept == static_cast<std::int64_t>(expected.size()) && on_host(output, kept) == expected;
+      };
+      if (!checked(
+              state,
+              [&] {
+                poison(output);
+                op();
+              },
+              correct, "the output disagrees with the sequential filter"))
+        return;
+      measure(state, where::device, n, compact_bytes, paired_copy(raw(input), raw(output), n), op);
+    });
+  };
+  compact_variant("compact/dpt", [](const auto& input, auto& output) {
+    return dpt::compact(thrust::device, input.begin(), input.end(), output.begin(), is_odd{}) - output.begin();
   });
-  add("compact/thrust_copy_if", n, [n, compact_bytes](benchmark::State& state) {
-    const auto input = random_input(n);
-    thrust::device_vector<int> output(n);
-    measure(state, where::device, n, compact_bytes, paired_copy(raw(input), raw(output), n),
-            [&] { thrust::copy_if(thrust::device, input.begin(), input.end(), output.begin(), is_odd{}); });
+  compact_variant("compact/thrust_copy_if", [](const auto& input, auto& output) {
+    return thrust::copy_if(thrust::device, input.begin(), input.end(), output.begin(), is_odd{}) - output.begin();
   });
 }
 
@@ -121,16 +192,6 @@ void scan_with_kernels(void* scratch, std::size_t& scratch_bytes, const int* in,
                                                              ::cuda::std::plus<int>{});
 }
 
-// A hand-written scan runs once into a poisoned output and is compared with thrust::inclusive_scan before it
-// is timed: a kernel that is fast and wrong reports an error, not a time.
-template <class Scan>
-bool scans_like_thrust(const thrust::device_vector<int>& input, thrust::device_vector<int>& output, Scan&& scan) {
-  thrust::device_vector<int> expected(input.size());
-  thrust::inclusive_scan(thrust::device, input.begin(), input.end(), expected.begin());
-  thrust::fill(output.begin(), output.end(), 0x7f7f7f7f);
-  scan();
-  return thrust::equal(thrust::device, output.begin(), output.end(), expected.begin());
-}
 #endif
 
 }  // namespace
@@ -139,29 +200,41 @@ void register_benchmarks() {
   for (const auto n : sizes()) register_segmented_and_compact(n);
   for (const auto n : sizes()) {
     const double bytes = 2.0 * sizeof(int) * n;
-    add("scan/thrust", n, [n, bytes](benchmark::State& state) {
+    // Checks a scan of scan_input(n) into `output`, then times it (see checked in bench.hpp).
+    const auto check_then_measure = [n, bytes](benchmark::State& state, const auto& input, auto& output, auto&& op) {
+      if (!checked(
+              state,
+              [&] {
+                poison(output);
+                op();
+              },
+              [&] { return equals(output, expected_scan(n)); }, "the output disagrees with the sequential scan"))
+        return;
+      measure(state, where::device, n, bytes, paired_copy(raw(input), raw(output), n), op);
+    };
+    add("scan/thrust", n, [n, check_then_measure](benchmark::State& state) {
       const auto input = scan_input(n);
       thrust::device_vector<int> output(n);
-      measure(state, where::device, n, bytes, paired_copy(raw(input), raw(output), n),
-              [&] { thrust::inclusive_scan(thrust::device, input.begin(), input.end(), output.begin()); });
+      check_then_measure(state, input, output,
+                         [&] { thrust::inclusive_scan(thrust::device, input.begin(), input.end(), output.begin()); });
     });
 #if !DPT_BENCH_GPU
-    add("scan/dpt", n, [n, bytes](benchmark::State& state) {
+    add("scan/dpt", n, [n, check_then_measure](benchmark::State& state) {
       const auto input = scan_input(n);
       thrust::device_vector<int> output(n);
-      measure(state, where::device, n, bytes, paired_copy(raw(input), raw(output), n),
-              [&] { dpt::inclusive_scan(thrust::device, input.begin(), input.end(), output.begin()); });
+      check_then_measure(state, input, output,
+                         [&] { dpt::inclusive_scan(thrust::device, input.begin(), input.end(), output.begin()); });
     });
-    add("scan/std_inclusive_scan", n, [n, bytes](benchmark::State& state) {
+    add("scan/std_inclusive_scan", n, [n, check_then_measure](benchmark::State& state) {
       std::vector<int> input(n), output(n);
-      std::iota(input.begin(), input.end(), 0);
-      measure(state, where::host, n, bytes, paired_copy(input.data(), output.data(), n), [&] {
+      for (std::int64_t i = 0; i < n; ++i) input[i] = static_cast<int>(7u * static_cast<std::uint32_t>(i));
+      check_then_measure(state, input, output, [&] {
         std::inclusive_scan(input.begin(), input.end(), output.begin());
         benchmark::DoNotOptimize(output.data());
       });
     });
 #else
-    add("scan/cub_device_scan", n, [n, bytes](benchmark::State& state) {
+    add("scan/cub_device_scan", n, [n, check_then_measure](benchmark::State& state) {
       const auto input = scan_input(n);
       thrust::device_vector<int> output(n);
       const int* in = thrust::raw_pointer_cast(input.data());
@@ -170,8 +243,8 @@ void register_benchmarks() {
       DPT_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, in, out, n));
       thrust::device_vector<unsigned char> temp(temp_bytes);
       void* temp_storage = thrust::raw_pointer_cast(temp.data());
-      measure(state, where::device, n, bytes, paired_copy(raw(input), raw(output), n),
-              [&] { DPT_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp_storage, temp_bytes, in, out, n)); });
+      check_then_measure(state, input, output,
+                         [&] { DPT_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp_storage, temp_bytes, in, out, n)); });
     });
 #  if defined(DPT_BENCH_HAVE_CUSTOM_KERNELS)
     using dpt::kernels::device_scan_algorithm;
@@ -183,7 +256,7 @@ void register_benchmarks() {
         {"scan/kernels_single_pass_128x24", &scan_with_kernels<device_scan_algorithm::single_pass, 128, 24>},
     };
     for (const auto& [name, scan] : kernels) {
-      add(name, n, [n, bytes, scan = scan](benchmark::State& state) {
+      add(name, n, [n, check_then_measure, scan = scan](benchmark::State& state) {
         const auto input = scan_input(n);
         thrust::device_vector<int> output(n);
         const int* in = thrust::raw_pointer_cast(input.data());
@@ -192,10 +265,7 @@ void register_benchmarks() {
         scan(nullptr, scratch_bytes, in, out, n);
         thrust::device_vector<unsigned char> scratch(scratch_bytes);  // allocated outside the timing, as CUB's is
         void* d_scratch = thrust::raw_pointer_cast(scratch.data());
-        if (!scans_like_thrust(input, output, [&] { scan(d_scratch, scratch_bytes, in, out, n); }))
-          return state.SkipWithError("the output disagrees with thrust::inclusive_scan");
-        measure(state, where::device, n, bytes, paired_copy(raw(input), raw(output), n),
-                [&] { scan(d_scratch, scratch_bytes, in, out, n); });
+        check_then_measure(state, input, output, [&] { scan(d_scratch, scratch_bytes, in, out, n); });
       });
     }
 #  endif

@@ -1,7 +1,10 @@
 // Sort family: uniformly random int32 keys sorted by thrust::sort on the build's device system (a radix sort
 // on CUDA, a parallel merge sort on OMP/TBB), by std::sort on one core, and on the GPU by
-// cub::DeviceRadixSort. Each iteration sorts a fresh copy of the same keys; only the sort is timed.
-// Bytes count one read and one write of the keys, so copy_fraction says how many copies' time a sort costs.
+// cub::DeviceRadixSort. Each iteration sorts a fresh copy of the same keys; only the sort is timed. Every variant
+// is checked before it is timed (checked in bench.hpp): its keys must come out in order and be the same keys.
+// Bytes are effective bytes, the problem's input and output (one read and one write of the keys, 8n), the same
+// for every variant; a sort makes several passes and moves more, so copy_fraction says how many copies' time a
+// sort costs, not how close it comes to the memory bus.
 #include "support/bench.hpp"
 
 #include <algorithm>
@@ -25,6 +28,26 @@ std::vector<int> random_keys(std::int64_t n) {
   return keys;
 }
 
+// A fingerprint of the keys as a multiset (the sum of a mix of each key): equal for any order of the same keys.
+std::uint64_t multiset_fingerprint(const std::vector<int>& keys) {
+  std::uint64_t sum = 0;
+  for (const int k : keys) {
+    std::uint64_t z = static_cast<std::uint32_t>(k) + 0x9e3779b97f4a7c15ULL;  // splitmix64's finaliser
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    sum += z ^ (z >> 31);
+  }
+  return sum;
+}
+
+// Whether `sorted` holds the keys of `unsorted` in ascending order (one host pass each).
+bool sorts(const std::vector<int>& unsorted, const std::vector<int>& sorted) {
+  return sorted.size() == unsorted.size() && std::is_sorted(sorted.begin(), sorted.end()) &&
+         multiset_fingerprint(sorted) == multiset_fingerprint(unsorted);
+}
+
+constexpr const char* sort_error = "the keys are not the input's keys in ascending order";
+
 }  // namespace
 
 void register_benchmarks() {
@@ -35,18 +58,34 @@ void register_benchmarks() {
       const auto host_keys = random_keys(n);
       const thrust::device_vector<int> unsorted(host_keys.begin(), host_keys.end());
       thrust::device_vector<int> keys(n);
-      const double seconds = timed_loop(
-          state, where::device, [&] { thrust::sort(thrust::device, keys.begin(), keys.end()); },
-          [&] { thrust::copy(unsorted.begin(), unsorted.end(), keys.begin()); });
+      const auto restore = [&] { thrust::copy(unsorted.begin(), unsorted.end(), keys.begin()); };
+      const auto op = [&] { thrust::sort(thrust::device, keys.begin(), keys.end()); };
+      if (!checked(
+              state,
+              [&] {
+                restore();
+                op();
+              },
+              [&] { return sorts(host_keys, on_host(keys)); }, sort_error))
+        return;
+      const double seconds = timed_loop(state, where::device, op, restore);
       report(state, seconds, n, bytes);
     });
 #if !DPT_BENCH_GPU
     add("sort/std_sort", n, [n, bytes](benchmark::State& state) {
       const auto unsorted = random_keys(n);
       std::vector<int> keys(n);
-      const double seconds = timed_loop(
-          state, where::host, [&] { std::sort(keys.begin(), keys.end()); },
-          [&] { std::copy(unsorted.begin(), unsorted.end(), keys.begin()); });
+      const auto restore = [&] { std::copy(unsorted.begin(), unsorted.end(), keys.begin()); };
+      const auto op = [&] { std::sort(keys.begin(), keys.end()); };
+      if (!checked(
+              state,
+              [&] {
+                restore();
+                op();
+              },
+              [&] { return sorts(unsorted, keys); }, sort_error))
+        return;
+      const double seconds = timed_loop(state, where::host, op, restore);
       report(state, seconds, n, bytes);
     });
 #else
@@ -59,15 +98,24 @@ void register_benchmarks() {
       DPT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, buffer, static_cast<int>(n)));
       thrust::device_vector<unsigned char> temp(temp_bytes);
       void* temp_storage = thrust::raw_pointer_cast(temp.data());
-      const double seconds = timed_loop(
-          state, where::device,
-          [&] {
-            DPT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp_storage, temp_bytes, buffer, static_cast<int>(n)));
-          },
-          [&] {
-            buffer.selector = 0;
-            thrust::copy(unsorted.begin(), unsorted.end(), keys.begin());
-          });
+      const auto op = [&] {
+        DPT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp_storage, temp_bytes, buffer, static_cast<int>(n)));
+      };
+      const auto restore = [&] {
+        buffer.selector = 0;
+        thrust::copy(unsorted.begin(), unsorted.end(), keys.begin());
+      };
+      // the sorted keys lie in whichever buffer cub left current
+      const auto sorted = [&] { return on_host(buffer.selector == 0 ? keys : alternate); };
+      if (!checked(
+              state,
+              [&] {
+                restore();
+                op();
+              },
+              [&] { return sorts(host_keys, sorted()); }, sort_error))
+        return;
+      const double seconds = timed_loop(state, where::device, op, restore);
       report(state, seconds, n, bytes);
     });
 #endif

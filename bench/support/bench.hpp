@@ -9,13 +9,16 @@
 #include <thrust/copy.h>
 #include <thrust/device_vector.h>
 #include <thrust/execution_policy.h>
+#include <thrust/fill.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -68,6 +71,47 @@ benchmark::internal::Benchmark* add(const std::string& name, std::int64_t arg, F
       ->Arg(arg)
       ->UseManualTime()
       ->Unit(benchmark::kMicrosecond);
+}
+
+// Every variant is checked before it is timed: `run_once` runs it once, untimed, into outputs it poisons first
+// (see poison), and `correct` compares what it wrote with a simple host loop. A variant that disagrees is
+// reported as an error (state.SkipWithError, listed by bench/plot) instead of a time: a fast wrong variant shows
+// no number. Returns whether to go on and time it. The check costs one run and one host pass over the output.
+template <class RunOnce, class Correct>
+bool checked(benchmark::State& state, RunOnce&& run_once, Correct&& correct, const char* error) {
+  run_once();
+#if DPT_BENCH_GPU
+  DPT_CUDA_CHECK(cudaDeviceSynchronize());
+#endif
+  if (correct()) return true;
+  state.SkipWithError(error);
+  return false;
+}
+
+// Fills an output (a thrust::device_vector or a std::vector) with a value no variant computes by accident:
+// NaN for floating point, 0x7f7f7f7f-style bytes for integers.
+template <class Vector>
+void poison(Vector& v) {
+  using T = typename Vector::value_type;
+  T value{};
+  if constexpr (std::is_floating_point_v<T>) {
+    value = std::numeric_limits<T>::quiet_NaN();
+  } else {
+    value = static_cast<T>(0x7f7f7f7f7f7f7f7fULL);
+  }
+  thrust::fill(v.begin(), v.end(), value);
+}
+
+// The first `count` elements of a device or host vector, on the host (all of them by default).
+template <class T, class Alloc>
+std::vector<T> on_host(const thrust::device_vector<T, Alloc>& v, std::int64_t count = -1) {
+  std::vector<T> h(count < 0 ? v.size() : static_cast<std::size_t>(count));
+  thrust::copy(v.begin(), v.begin() + h.size(), h.begin());
+  return h;
+}
+template <class T, class Alloc>
+std::vector<T> on_host(const std::vector<T, Alloc>& v, std::int64_t count = -1) {
+  return std::vector<T>(v.begin(), count < 0 ? v.end() : v.begin() + count);
 }
 
 // Times `op` once per iteration and returns the total. Device work is bracketed by CUDA events on the
