@@ -3,10 +3,11 @@
 // composition it replaces there beside it), by dpt::spmv_row_per_thread (one task per row), by Eigen on
 // CPU builds (OpenMP-parallel in the OMP build), and on CUDA builds by dpt::kernels::spmv (the flat form fused
 // into one merge-path kernel) and by cuSPARSE. Every variant's y is checked against the CSR loop before it is
-// timed. Inputs: the real matrices of data/matrices and generated ones — 2-D (5-point) and 3-D (7-point)
-// Poisson stencils, whose rows are all alike, and a power-law matrix whose row lengths vary wildly (where
-// one-task-per-row suffers) — at about 1 M non-zeros, and 8 M and 50 M when the run's sizes reach 2^26.
-// Bytes count what one product must move: values and column indices once, row offsets, x once, y once.
+// timed, with x[c] = 1 + (c mod 7) so that a wrong column index shows. Inputs: the real matrices of
+// data/matrices and generated ones — 2-D (5-point) and 3-D (7-point) Poisson stencils, whose rows are all alike,
+// and a power-law matrix whose row lengths vary wildly (where one-task-per-row suffers) — at about 1 M
+// non-zeros, and 8 M and 50 M when the run's sizes reach 2^26. Bytes are effective bytes, what one product must
+// move (values and column indices once, row offsets, x once, y once), the same for every variant.
 #include "support/bench.hpp"
 
 #include <algorithm>
@@ -135,7 +136,15 @@ double spmv_bytes(const host_csr& a) {
          (a.cols + a.rows) * double(sizeof(double));
 }
 
-// A on the device, x = 1, y zeroed.
+// The x every product multiplies: x[c] = 1 + (c mod 7), whole numbers, so that a variant that gathers the wrong
+// entry of x (a wrong column index) computes a different y; a constant x would hide it.
+std::vector<double> make_x(std::int64_t cols) {
+  std::vector<double> x(cols);
+  for (std::int64_t c = 0; c < cols; ++c) x[c] = 1.0 + static_cast<double>(c % 7);
+  return x;
+}
+
+// A on the device, x = make_x, y zeroed.
 struct device_problem {
   thrust::device_vector<int> offsets, columns;
   thrust::device_vector<double> values, x, y;
@@ -144,22 +153,27 @@ struct device_problem {
       : offsets(a.offsets.begin(), a.offsets.end()),
         columns(a.columns.begin(), a.columns.end()),
         values(a.values.begin(), a.values.end()),
-        x(a.cols, 1.0),
         y(a.rows, 0.0),
         rows(a.rows),
         cols(a.cols),
-        nnz(a.nnz()) {}
+        nnz(a.nnz()) {
+    const auto host_x = make_x(a.cols);
+    x.assign(host_x.begin(), host_x.end());
+  }
   auto view() const { return dpt::make_csr_view(offsets.begin(), columns.begin(), values.begin(), rows, cols, nnz); }
 };
 
-// With x = 1, y[r] is row r's sum: true when every row matches the sequential loop within the rounding of its
-// terms (a NaN, such as an unwritten row of the poisoned y, never does).
-bool matches_row_sums(const host_csr& a, const double* y) {
+// Whether y = A·x (x = make_x) matches the sequential CSR loop row by row, within the rounding of each row's
+// terms (a NaN, such as an unwritten row of the poisoned y, never does). The stencils' values and x are whole
+// numbers, so their rows are exact; the bound covers the other matrices' any order of summation.
+bool matches_csr_loop(const host_csr& a, const double* y) {
+  const auto x = make_x(a.cols);
   for (std::int64_t r = 0; r < a.rows; ++r) {
     double sum = 0, magnitude = 0;
     for (int k = a.offsets[r]; k < a.offsets[r + 1]; ++k) {
-      sum += a.values[k];
-      magnitude += std::fabs(a.values[k]);
+      const double term = a.values[k] * x[a.columns[k]];
+      sum += term;
+      magnitude += std::fabs(term);
     }
     const double terms = a.offsets[r + 1] - a.offsets[r];
     if (!(std::fabs(y[r] - sum) <= 2 * (terms + 1) * 1.2e-16 * magnitude)) return false;
@@ -167,14 +181,19 @@ bool matches_row_sums(const host_csr& a, const double* y) {
   return true;
 }
 
-// Every variant is checked before it is timed: `product` runs once on a y full of NaN, and a variant whose y
-// disagrees with the CSR loop is reported as an error instead of a time.
+constexpr const char* spmv_error = "y disagrees with the sequential CSR loop";
+
+// Every variant is checked before it is timed (checked in bench.hpp): `product` runs once on a y full of NaN,
+// and a variant whose y disagrees with the CSR loop is reported as an error instead of a time.
 template <class Product>
 void check_then_time(benchmark::State& state, const host_csr& a, device_problem& p, where side, Product&& product) {
-  thrust::fill(p.y.begin(), p.y.end(), std::numeric_limits<double>::quiet_NaN());
-  product();
-  const thrust::host_vector<double> y = p.y;
-  if (!matches_row_sums(a, y.data())) return state.SkipWithError("y disagrees with the sequential CSR loop");
+  const auto run_once = [&] {
+    poison(p.y);
+    product();
+  };
+  if (!checked(
+          state, run_once, [&] { return matches_csr_loop(a, on_host(p.y).data()); }, spmv_error))
+    return;
   report(state, timed_loop(state, side, product), a.nnz(), spmv_bytes(a));
 }
 
@@ -262,14 +281,20 @@ void register_matrix(const std::string& name) {
     const auto& a = matrix(name);
     const Eigen::Map<const Eigen::SparseMatrix<double, Eigen::RowMajor, int>> A(
         a.rows, a.cols, a.nnz(), a.offsets.data(), a.columns.data(), a.values.data());
-    const Eigen::VectorXd x = Eigen::VectorXd::Ones(a.cols);
-    Eigen::VectorXd y = Eigen::VectorXd::Constant(a.rows, std::numeric_limits<double>::quiet_NaN());
+    const auto host_x = make_x(a.cols);
+    const Eigen::Map<const Eigen::VectorXd> x(host_x.data(), a.cols);
+    Eigen::VectorXd y(a.rows);
     const auto product = [&] {
       y.noalias() = A * x;
       benchmark::DoNotOptimize(y.data());
     };
-    product();
-    if (!matches_row_sums(a, y.data())) return state.SkipWithError("y disagrees with the sequential CSR loop");
+    const auto run_once = [&] {
+      y.setConstant(std::numeric_limits<double>::quiet_NaN());
+      product();
+    };
+    if (!checked(
+            state, run_once, [&] { return matches_csr_loop(a, y.data()); }, spmv_error))
+      return;
     report(state, timed_loop(state, where::host, product), a.nnz(), spmv_bytes(a));
   });
 #endif
