@@ -1,5 +1,11 @@
-// Shared by every dpt benchmark: the run's sizes, timing (CUDA events on the GPU, a steady clock on the CPU)
-// and the throughput report — items/s, bytes/s and the fraction of copy bandwidth measured in the same run.
+// Shared by every dpt benchmark: the run's sizes, timing (CUDA events on the GPU, a steady clock on the CPU),
+// the check every variant passes before it is timed, and the throughput report — items/s, bytes/s and the
+// fraction of copy bandwidth measured in the same run.
+//
+// Bytes are effective bytes throughout: the bytes the problem's inputs and outputs occupy, each counted once
+// (what a perfect implementation must read and write), the same for every variant of a family so that variants
+// compare directly. Temporaries, extra passes and the cache lines a normal store reads for ownership are not
+// counted: a variant that moves more than the minimum shows as slower, not as more bytes.
 //
 // Each bench executable defines dpt::bench::register_benchmarks(); bench_main registers the copy benchmarks
 // first, then the family's, so every family's run carries its own copy baseline.
@@ -59,8 +65,8 @@ std::vector<std::int64_t> sizes(int cap_log2 = 40);
 // Defined by each bench executable: registers its family's benchmarks (after the copy baseline).
 void register_benchmarks();
 
-// Bandwidth (bytes read + written per second) of the device copy that moved closest to `bytes`, measured
-// earlier in this run; 0 when no copy ran (filtered out).
+// Bandwidth (effective bytes per second: n ints read, n written) of the device copy that moved closest to `bytes`,
+// measured earlier in this run; 0 when no copy ran (filtered out).
 double copy_bandwidth(double bytes);
 void record_copy_bandwidth(double bytes, double bytes_per_second);
 
@@ -223,7 +229,7 @@ class paired_copy {
   std::vector<double> copy_seconds_, op_seconds_;
 };
 
-// items/s and bytes/s (per iteration: `items` processed, `bytes` read + written), and copy_fraction: this
+// items/s and bytes/s (per iteration: `items` processed, `bytes` the effective bytes), and copy_fraction: this
 // benchmark's bytes/s over the copy's at the closest size, measured in the same run; with `paired`, also
 // paired_copy_fraction (see paired_copy).
 void report(benchmark::State& state, double total_seconds, double items, double bytes,
