@@ -44,55 +44,61 @@ thrust::device_vector<int> scan_input(std::int64_t n) {
   return values;
 }
 
-// Head flags with segments of 1–64 elements (mean about 32).
-std::vector<int> host_segment_flags(std::int64_t n) {
-  std::vector<int> flags(n, 0);
+// Head flags with segments of 1–64 elements (mean about 32), one after the other: at(0), at(1), …
+struct head_flags {
+  std::int64_t next = 0;
   std::uint32_t state = 12345;
-  for (std::int64_t i = 0; i < n; i += 1 + (state >> 26)) {
-    flags[i] = 1;
+  bool at(std::int64_t i) {
+    if (i != next) return false;
     state = state * 1664525u + 1013904223u;
+    next += 1 + (state >> 26);
+    return true;
   }
-  return flags;
+};
+
+thrust::device_vector<int> segment_flags(std::int64_t n) {
+  std::vector<int> flags(n);
+  head_flags heads;
+  for (std::int64_t i = 0; i < n; ++i) flags[i] = heads.at(i);
+  return thrust::device_vector<int>(flags.begin(), flags.end());
 }
 
-// Random values for compaction: whether a value is odd follows no pattern a branch predictor could learn.
-std::vector<int> host_random_input(std::int64_t n) {
-  std::vector<int> values(n);
+// Random values for compaction (xorshift32): whether a value is odd follows no pattern a branch predictor could
+// learn.
+struct random_values {
   std::uint32_t state = 2463534242u;
-  for (auto& v : values) {  // xorshift32
+  int next() {
     state ^= state << 13;
     state ^= state >> 17;
     state ^= state << 5;
-    v = static_cast<int>(state >> 1);
+    return static_cast<int>(state >> 1);
   }
-  return values;
+};
+
+thrust::device_vector<int> random_input(std::int64_t n) {
+  std::vector<int> values(n);
+  random_values random;
+  for (auto& v : values) v = random.next();
+  return thrust::device_vector<int>(values.begin(), values.end());
 }
 
-// The host loops every variant is checked against (see checked in bench.hpp); sums wrap as unsigned.
-// scan_input's inclusive sum, 0 + 7 + 14 + …
-std::vector<int> expected_scan(std::int64_t n) {
-  std::vector<int> out(n);
+// The host loops every variant is checked against (see checked in bench.hpp), one element after the other for
+// equals_sequence; sums wrap as unsigned. scan_input's inclusive sum, 0 + 7 + 14 + …
+template <class Vector>
+bool is_scan(const Vector& output, std::int64_t n) {
   std::uint32_t sum = 0;
-  for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<int>(sum += 7u * static_cast<std::uint32_t>(i));
-  return out;
+  return equals_sequence(output, n, [&](std::int64_t i) { return static_cast<int>(sum += 7u * std::uint32_t(i)); });
 }
 
 // scan_input's inclusive sum restarted at every head flag.
-std::vector<int> expected_segmented_scan(const std::vector<int>& flags) {
-  std::vector<int> out(flags.size());
+bool is_segmented_scan(const thrust::device_vector<int>& output, std::int64_t n) {
   std::uint32_t sum = 0;
-  for (std::size_t i = 0; i < flags.size(); ++i) {
+  head_flags heads;
+  return equals_sequence(output, n, [&](std::int64_t i) {
     const auto value = 7u * static_cast<std::uint32_t>(i);
-    sum = flags[i] ? value : sum + value;
-    out[i] = static_cast<int>(sum);
-  }
-  return out;
-}
-
-// Whether a variant's output equals the host loop's.
-template <class Vector>
-bool equals(const Vector& output, const std::vector<int>& expected) {
-  return on_host(output) == expected;
+    sum = heads.at(i) ? value : sum + value;
+    return static_cast<int>(sum);
+  });
 }
 
 struct is_odd {
@@ -109,8 +115,7 @@ void register_segmented_and_compact(std::int64_t n) {
   const double segmented_bytes = 3.0 * sizeof(int) * n;
   add("segmented_scan/dpt", n, [n, segmented_bytes](benchmark::State& state) {
     const auto input = scan_input(n);
-    const auto host_flags = host_segment_flags(n);
-    const thrust::device_vector<int> flags(host_flags.begin(), host_flags.end());
+    const auto flags = segment_flags(n);
     thrust::device_vector<int> output(n);
     const auto op = [&] {
       dpt::segmented_inclusive_scan(thrust::device, input.begin(), input.end(), flags.begin(), output.begin());
@@ -121,15 +126,13 @@ void register_segmented_and_compact(std::int64_t n) {
               poison(output);
               op();
             },
-            [&] { return equals(output, expected_segmented_scan(host_flags)); },
-            "the output disagrees with the sequential segmented scan"))
+            [&] { return is_segmented_scan(output, n); }, "the output disagrees with the sequential segmented scan"))
       return;
     measure(state, where::device, n, segmented_bytes, paired_copy(raw(input), raw(output), n), op);
   });
   add("segmented_scan/thrust_scan_by_key", n, [n, segmented_bytes](benchmark::State& state) {
     const auto input = scan_input(n);
-    const auto host_flags = host_segment_flags(n);
-    const thrust::device_vector<int> flags(host_flags.begin(), host_flags.end());
+    const auto flags = segment_flags(n);
     thrust::device_vector<int> ids(n), output(n);
     const auto op = [&] {
       thrust::inclusive_scan(thrust::device, flags.begin(), flags.end(), ids.begin());
@@ -141,25 +144,28 @@ void register_segmented_and_compact(std::int64_t n) {
               poison(output);
               op();
             },
-            [&] { return equals(output, expected_segmented_scan(host_flags)); },
-            "the output disagrees with the sequential segmented scan"))
+            [&] { return is_segmented_scan(output, n); }, "the output disagrees with the sequential segmented scan"))
       return;
     measure(state, where::device, n, segmented_bytes, paired_copy(raw(input), raw(output), n), op);
   });
   // Both compacts of the same random input, checked against the host loop's odd values in order.
   const auto compact_variant = [n](const char* name, auto compact) {
     add(name, n, [n, compact](benchmark::State& state) {
-      const auto host_input = host_random_input(n);
-      const thrust::device_vector<int> input(host_input.begin(), host_input.end());
+      const auto input = random_input(n);
       thrust::device_vector<int> output(n);
-      std::vector<int> expected;
-      for (const int v : host_input) {
-        if (is_odd{}(v)) expected.push_back(v);
-      }
+      std::int64_t odd = 0;  // how many values both must keep
+      random_values random;
+      for (std::int64_t i = 0; i < n; ++i) odd += is_odd{}(random.next());
       std::int64_t kept = -1;
       const auto op = [&] { kept = compact(input, output); };
       const auto correct = [&] {
-        return kept == static_cast<std::int64_t>(expected.size()) && on_host(output, kept) == expected;
+        random_values random;  // the input again, one value after the other
+        const auto next_odd = [&](std::int64_t) {
+          int v = random.next();
+          while (!is_odd{}(v)) v = random.next();
+          return v;
+        };
+        return kept == odd && equals_sequence(output, kept, next_odd);
       };
       if (!checked(
               state,
@@ -170,7 +176,7 @@ void register_segmented_and_compact(std::int64_t n) {
               correct, "the output disagrees with the sequential filter"))
         return;
       // the input read, the kept values (about half) written
-      const double bytes = sizeof(int) * (double(n) + double(expected.size()));
+      const double bytes = sizeof(int) * (double(n) + double(odd));
       measure(state, where::device, n, bytes, paired_copy(raw(input), raw(output), n), op);
     });
   };
@@ -209,7 +215,7 @@ void register_benchmarks() {
                 poison(output);
                 op();
               },
-              [&] { return equals(output, expected_scan(n)); }, "the output disagrees with the sequential scan"))
+              [&] { return is_scan(output, n); }, "the output disagrees with the sequential scan"))
         return;
       measure(state, where::device, n, bytes, paired_copy(raw(input), raw(output), n), op);
     };

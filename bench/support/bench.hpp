@@ -108,6 +108,25 @@ void poison(Vector& v) {
   thrust::fill(v.begin(), v.end(), value);
 }
 
+// Whether the first `count` elements of `v` (a device or host vector) are expected(0), expected(1), … (called
+// once each, in order, so it may carry a running sum). Copied to the host 1 Mi elements at a time: checking an
+// output of 2^28 elements takes no second copy of it.
+template <class Vector, class Expected>
+bool equals_sequence(const Vector& v, std::int64_t count, Expected&& expected) {
+  using T = typename Vector::value_type;
+  constexpr std::int64_t chunk = std::int64_t{1} << 20;
+  if (count > static_cast<std::int64_t>(v.size())) return false;
+  std::vector<T> buffer(static_cast<std::size_t>(std::min(count, chunk)));
+  for (std::int64_t begin = 0; begin < count; begin += chunk) {
+    const std::int64_t end = std::min(count, begin + chunk);
+    thrust::copy(v.begin() + begin, v.begin() + end, buffer.begin());
+    for (std::int64_t i = begin; i < end; ++i) {
+      if (!(buffer[i - begin] == expected(i))) return false;
+    }
+  }
+  return true;
+}
+
 // The first `count` elements of a device or host vector, on the host (all of them by default).
 template <class T, class Alloc>
 std::vector<T> on_host(const thrust::device_vector<T, Alloc>& v, std::int64_t count = -1) {
