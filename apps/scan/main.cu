@@ -106,6 +106,12 @@ options parse_options(const dpt::app::cli& args) {
   return opt;
 }
 
+template <class T>
+const char* type_name() {
+  if constexpr (std::is_integral_v<T>) return sizeof(T) == 4 ? "i32" : "i64";
+  return sizeof(T) == 4 ? "f32" : "f64";
+}
+
 // One value of type T from a whole token, or an input_error naming the file and line.
 template <class T>
 T parse_value(const std::string& token, const std::string& file, long long line) {
@@ -120,9 +126,10 @@ T parse_value(const std::string& token, const std::string& file, long long line)
     double value = 0;
     in >> value;
     if (!in || !in.eof()) throw dpt::app::file_error(file, line, "'" + token + "' is not a number");
-    if (!std::isfinite(value) || std::fabs(value) > std::numeric_limits<T>::max())
-      throw dpt::app::file_error(file, line,
-                                 "'" + token + "' is not a finite " + (sizeof(T) == 4 ? "f32" : "f64") + " value");
+    // Judged after rounding to T: 3.40282347e+38, the 9 digits --out writes for FLT_MAX, lies above FLT_MAX
+    // as a double but rounds to it, so it must read back.
+    if (!std::isfinite(static_cast<T>(value)))
+      throw dpt::app::file_error(file, line, "'" + token + "' is not a finite " + type_name<T>() + " value");
     return static_cast<T>(value);
   }
 }

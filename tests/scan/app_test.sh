@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# dpt-scan end to end: bad input exits 2 with one line naming the file and line and leaves no output file; good
+# input writes --out as the prefix sums worked out by hand below, for every implementation (--check).
+#   usage: app_test.sh PATH/TO/dpt-scan cuda|cpu
+set -uo pipefail
+app=$1
+build=$2
+source "$(dirname "${BASH_SOURCE[0]}")/../support/app_test_lib.sh"
+
+skip_without_device --n 4 --impl thrust
+outputs=(--out "$work/prefix.txt")
+
+# expect_prefix "what it is" "v0 v1 ..." ARGS... — exit status 0, and --out holds those values, one per line
+expect_prefix() {
+  local name=$1 expected=$2
+  shift 2
+  "$app" "$@" "${outputs[@]}" >"$work/stdout" 2>"$work/stderr"
+  local status=$?
+  if ((status != 0)); then
+    fail "$name: exit status $status: $(cat "$work/stderr")"
+    return
+  fi
+  local got
+  got=$(tr '\n' ' ' <"$work/prefix.txt" | sed 's/ $//')
+  [[ $got == "$expected" ]] || fail "$name: --out holds '$got', expected '$expected'"
+  rm -f "$work/prefix.txt"
+}
+
+# Good input, every implementation checked against the sequential scan. Values chosen so every sum is exact.
+printf '3\n1\n\n-4\n1\n5\n' >"$work/ints.txt"
+expect_prefix "i32 inclusive" "3 4 0 1 6" --input "$work/ints.txt" --check
+expect_prefix "i32 exclusive" "0 3 4 0 1" --input "$work/ints.txt" --exclusive --check
+expect_prefix "i64 inclusive" "3 4 0 1 6" --input "$work/ints.txt" --type i64 --check
+printf '0.5\n0.25\n-1\n2\n' >"$work/floats.txt"
+expect_prefix "f64 inclusive" "0.5 0.75 -0.25 1.75" --input "$work/floats.txt" --type f64 --check
+expect_prefix "f64 exclusive" "0 0.5 0.75 -0.25" --input "$work/floats.txt" --type f64 --exclusive --check
+expect_prefix "f32 inclusive" "0.5 0.75 -0.25 1.75" --input "$work/floats.txt" --type f32 --check
+# FLT_MAX written with 9 digits (3.40282347e+38 > FLT_MAX as a double) reads back as FLT_MAX
+printf '3.40282347e+38\n-3.40282347e+38\n' >"$work/flt_max.txt"
+expect_prefix "f32 FLT_MAX" "3.40282347e+38 0" --input "$work/flt_max.txt" --type f32 --check
+"$app" --input "$work/flt_max.txt" --type f32 --impl thrust --out "$work/flt_max_out.txt" >/dev/null 2>&1 ||
+  fail "f32 FLT_MAX: exit status $?"
+expect_prefix "f32 FLT_MAX read back" "3.40282347e+38 3.40282347e+38" --input "$work/flt_max_out.txt" --type f32 \
+  --check
+rm -f "$work/flt_max_out.txt"
+# generated values: every implementation agrees with the sequential scan
+"$app" --n 3000 --seed 5 --type f32 --check >"$work/stdout" 2>&1 || fail "generated f32: exit status $?"
+"$app" --n 3000 --seed 5 --exclusive --check >"$work/stdout" 2>&1 || fail "generated i32: exit status $?"
+
+# Bad input.
+printf '1\n2\noops\n' >"$work/bad_number.txt"
+expect_bad "malformed number" "bad_number.txt:3: 'oops' is not a number" --input "$work/bad_number.txt" --type f64
+expect_bad "malformed i32" "bad_number.txt:3: 'oops' is not a valid i32" --input "$work/bad_number.txt"
+printf '1\n\n2147483648\n' >"$work/too_big.txt"
+expect_bad "i32 out of range" "too_big.txt:3: '2147483648' is not a valid i32" --input "$work/too_big.txt"
+printf '1 2\n' >"$work/two.txt"
+expect_bad "two values on a line" "two.txt:1: expected one value per line" --input "$work/two.txt"
+printf '1\nnan\n' >"$work/nan.txt"
+expect_bad "NaN" "nan.txt:2: 'nan' is not a number" --input "$work/nan.txt" --type f64
+printf '1\n3.4028236e+38\n' >"$work/past_flt_max.txt"
+expect_bad "past FLT_MAX" "past_flt_max.txt:2: '3.4028236e+38' is not a finite f32 value" \
+  --input "$work/past_flt_max.txt" --type f32
+expect_bad "missing file" "no-such.txt: cannot open" --input "$work/no-such.txt"
+expect_bad "bad type" "--type must be i32, i64, f32 or f64" --n 4 --type u8
+expect_bad "bad impl" "--impl must be" --n 4 --impl magic
+expect_bad "input and n" "--input excludes --n and --seed" --input "$work/ints.txt" --n 4
+if [[ $build == cpu ]]; then
+  expect_bad "cub on a CPU build" "--impl cub needs a CUDA build" --n 4 --impl cub
+fi
+"$app" --help >/dev/null || fail "--help exits $?"
+
+finish dpt-scan
