@@ -147,6 +147,8 @@ std::vector<T> read_values(const std::string& path) {
     if (fields >> extra) throw dpt::app::file_error(path, line, "expected one value per line");
     values.push_back(parse_value<T>(token, path, line));
   }
+  // getline stops at the end of the file and on a failed read alike (a directory opens, then fails to read)
+  if (file.bad()) throw input_error(path + ": read error");
   return values;
 }
 

@@ -61,6 +61,8 @@ printf '1\n3.4028236e+38\n' >"$work/past_flt_max.txt"
 expect_bad "past FLT_MAX" "past_flt_max.txt:2: '3.4028236e+38' is not a finite f32 value" \
   --input "$work/past_flt_max.txt" --type f32
 expect_bad "missing file" "no-such.txt: cannot open" --input "$work/no-such.txt"
+mkdir "$work/folder"
+expect_bad "a folder" "folder: read error" --input "$work/folder"
 expect_bad "bad type" "--type must be i32, i64, f32 or f64" --n 4 --type u8
 expect_bad "bad impl" "--impl must be" --n 4 --impl magic
 expect_bad "input and n" "--input excludes --n and --seed" --input "$work/ints.txt" --n 4
