@@ -112,6 +112,18 @@ const char* type_name() {
   return sizeof(T) == 4 ? "f32" : "f64";
 }
 
+// The values to scan, and for a file the line each came from (errors about element i name its line).
+template <class T>
+struct input_values {
+  std::vector<T> values;
+  std::string path;              // empty for generated values
+  std::vector<long long> lines;  // lines[i]: the line of values[i] (files only)
+
+  input_error error_at(std::size_t i, const std::string& message) const {
+    return path.empty() ? input_error(message) : dpt::app::file_error(path, lines[i], message);
+  }
+};
+
 // One value of type T from a whole token, or an input_error naming the file and line.
 template <class T>
 T parse_value(const std::string& token, const std::string& file, long long line) {
@@ -135,25 +147,26 @@ T parse_value(const std::string& token, const std::string& file, long long line)
 }
 
 template <class T>
-std::vector<T> read_values(const std::string& path) {
+input_values<T> read_values(const std::string& path) {
   std::ifstream file(path);
   if (!file) throw input_error(path + ": cannot open");
-  std::vector<T> values;
+  input_values<T> in{{}, path, {}};
   std::string text;
   for (long long line = 1; std::getline(file, text); ++line) {
     std::istringstream fields(text);
     std::string token, extra;
     if (!(fields >> token)) continue;  // blank line
     if (fields >> extra) throw dpt::app::file_error(path, line, "expected one value per line");
-    values.push_back(parse_value<T>(token, path, line));
+    in.values.push_back(parse_value<T>(token, path, line));
+    in.lines.push_back(line);
   }
   // getline stops at the end of the file and on a failed read alike (a directory opens, then fails to read)
   if (file.bad()) throw input_error(path + ": read error");
-  return values;
+  return in;
 }
 
 template <class T>
-std::vector<T> random_values(std::int64_t n, std::uint64_t seed) {
+input_values<T> random_values(std::int64_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<T> values(static_cast<std::size_t>(n));
   if constexpr (std::is_integral_v<T>) {
@@ -163,11 +176,12 @@ std::vector<T> random_values(std::int64_t n, std::uint64_t seed) {
     std::uniform_real_distribution<T> dist(-1, 1);
     for (auto& v : values) v = dist(rng);
   }
-  return values;
+  return {std::move(values), "", {}};
 }
 
-// The sequential scan, and for floats the bound on each element's rounding error. Integer sums that overflow
-// the type are refused as bad input: C++ leaves signed overflow undefined, on the GPU as on the CPU.
+// The sequential scan, and for floats the bound on each element's rounding error. Sums that overflow the type
+// are refused as bad input, as early as the first element whose output they would spoil: C++ leaves signed
+// overflow undefined, on the GPU as on the CPU, and a float sum that overflows is an infinity, not an answer.
 template <class T>
 struct reference {
   std::vector<T> values;
@@ -179,23 +193,33 @@ double gamma(double n, double u) {
 }
 
 template <class T>
-reference<T> reference_scan(const std::vector<T>& x, bool exclusive) {
+reference<T> reference_scan(const input_values<T>& in, bool exclusive) {
+  const std::vector<T>& x = in.values;
   reference<T> ref;
   ref.values.resize(x.size());
+  const std::string wider = std::is_same_v<T, std::int32_t> ? "; use --type i64"
+                            : std::is_same_v<T, float>      ? "; use --type f64"
+                                                            : "";
   if constexpr (std::is_integral_v<T>) {
     T running = 0;
     for (std::size_t i = 0; i < x.size(); ++i) {
       if (exclusive) ref.values[i] = running;
       if (__builtin_add_overflow(running, x[i], &running))
-        throw input_error("the prefix sum overflows the type at element " + std::to_string(i) + "; use a wider --type");
+        throw in.error_at(
+            i, std::string("the prefix sums overflow ") + type_name<T>() + " at element " + std::to_string(i) + wider);
       if (!exclusive) ref.values[i] = running;
     }
   } else {
     // Summed in long double; any order of summing k terms in T is within γ_k(u)·Σ|x| of the exact sum
     // (Higham, Accuracy and Stability of Numerical Algorithms, §4.2). ×1.01 covers the rounding in the bound.
+    // A parallel scan adds x[a..b] for runs [a, b] of its choosing, not only the prefixes, so output i is safe
+    // only while every run within x[0..i] sums to a finite T: while the largest minus the smallest prefix sum
+    // (0, the empty prefix, included) does. [-3e38, 3e38, 3e38] as f32 is refused at element 2 although its
+    // prefix sums fit, since x[1] + x[2] overflows.
     ref.bound.resize(x.size());
     const double u = std::numeric_limits<T>::epsilon() / 2;
-    long double running = 0, magnitude = 0;
+    long double running = 0, magnitude = 0, highest = 0, lowest = 0;
+    std::ptrdiff_t highest_at = -1, lowest_at = -1;  // where those prefixes end (-1: the empty prefix)
     for (std::size_t i = 0; i < x.size(); ++i) {
       const double terms = static_cast<double>(exclusive ? i : i + 1);
       if (exclusive) {
@@ -204,6 +228,17 @@ reference<T> reference_scan(const std::vector<T>& x, bool exclusive) {
       }
       running += x[i];
       magnitude += std::fabs(static_cast<long double>(x[i]));
+      if (running > highest) highest = running, highest_at = static_cast<std::ptrdiff_t>(i);
+      if (running < lowest) lowest = running, lowest_at = static_cast<std::ptrdiff_t>(i);
+      if (!std::isfinite(static_cast<T>(highest - lowest))) {
+        const bool rising = highest_at > lowest_at;  // the run is (lowest_at, highest_at], or the reverse
+        const std::ptrdiff_t from = (rising ? lowest_at : highest_at) + 1, to = rising ? highest_at : lowest_at;
+        std::ostringstream os;
+        os << "the prefix sums overflow " << type_name<T>() << " at element " << i << " (x[" << from << ".." << to
+           << "] sums to " << std::setprecision(3) << (rising ? highest - lowest : lowest - highest)
+           << (from > 0 ? ", and a parallel scan may add up that run)" : ")") << wider;
+        throw in.error_at(i, os.str());
+      }
       if (!exclusive) {
         ref.values[i] = static_cast<T>(running);
         ref.bound[i] = 1.01 * gamma(terms + 1, u) * static_cast<double>(magnitude);
@@ -274,10 +309,11 @@ void run_impl(const std::string& impl, const thrust::device_vector<T>& in, thrus
 
 template <class T>
 int run(const options& opt) {
-  const std::vector<T> values = opt.input.empty() ? random_values<T>(opt.n, opt.seed) : read_values<T>(opt.input);
+  const input_values<T> in = opt.input.empty() ? random_values<T>(opt.n, opt.seed) : read_values<T>(opt.input);
+  const std::vector<T>& values = in.values;
   const auto n = static_cast<std::int64_t>(values.size());
-  // Always computed: it is also what refuses integer inputs whose prefix sums overflow.
-  const reference<T> ref = reference_scan(values, opt.exclusive);
+  // Always computed: it is also what refuses inputs whose prefix sums overflow.
+  const reference<T> ref = reference_scan(in, opt.exclusive);
 
   const thrust::device_vector<T> d_in(values.begin(), values.end());
   thrust::device_vector<T> d_out(values.size());

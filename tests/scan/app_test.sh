@@ -63,6 +63,29 @@ expect_bad "past FLT_MAX" "past_flt_max.txt:2: '3.4028236e+38' is not a finite f
 expect_bad "missing file" "no-such.txt: cannot open" --input "$work/no-such.txt"
 mkdir "$work/folder"
 expect_bad "a folder" "folder: read error" --input "$work/folder"
+# prefix sums that overflow, named by line (blank lines count), with and without --check
+printf '3e38\n3e38\n' >"$work/big.f32.txt"
+expect_bad "f32 overflow" "big.f32.txt:2: the prefix sums overflow f32 at element 1" --input "$work/big.f32.txt" \
+  --type f32
+expect_bad "f32 overflow, --check" "big.f32.txt:2: the prefix sums overflow f32 at element 1" \
+  --input "$work/big.f32.txt" --type f32 --check
+printf '1e308\n\n1e308\n' >"$work/big.f64.txt"
+expect_bad "f64 overflow" "big.f64.txt:3: the prefix sums overflow f64 at element 1" --input "$work/big.f64.txt" \
+  --type f64 --check
+# the prefix sums fit, but x[1] + x[2] does not, and a parallel scan may add them first
+printf -- '-3e38\n3e38\n3e38\n' >"$work/run.txt"
+expect_bad "f32 overflow of a run" "run.txt:3: the prefix sums overflow f32 at element 2 (x[1..2] sums to 6e+38" \
+  --input "$work/run.txt" --type f32 --check
+# the same with 5000 values: the tile that holds x[4000] and x[4001] sums to inf, and so did every later output
+awk 'BEGIN { for (i = 0; i < 5000; ++i) print (i == 0 ? "-3e38" : i == 4000 || i == 4001 ? "3e38" : 0) }' \
+  >"$work/runs.txt"
+expect_bad "f32 overflow of a tile" "runs.txt:4002: the prefix sums overflow f32 at element 4001 (x[1..4001]" \
+  --input "$work/runs.txt" --type f32 --impl single-pass
+printf '2147483647\n1\n' >"$work/int_max.txt"
+expect_bad "i32 overflow" "int_max.txt:2: the prefix sums overflow i32 at element 1" --input "$work/int_max.txt"
+printf '2147483647\n1\n1\n' >"$work/int_max3.txt"
+expect_bad "i32 exclusive overflow" "int_max3.txt:2: the prefix sums overflow i32 at element 1" \
+  --input "$work/int_max3.txt" --exclusive
 expect_bad "bad type" "--type must be i32, i64, f32 or f64" --n 4 --type u8
 expect_bad "bad impl" "--impl must be" --n 4 --impl magic
 expect_bad "input and n" "--input excludes --n and --seed" --input "$work/ints.txt" --n 4
