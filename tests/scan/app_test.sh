@@ -94,4 +94,9 @@ if [[ $build == cpu ]]; then
 fi
 "$app" --help >/dev/null || fail "--help exits $?"
 
+# An exclusive scan does not output its total, so the total may overflow: [0, 2147483647] fits.
+expect_prefix "i32 exclusive, total past INT32_MAX" "0 2147483647" --input "$work/int_max.txt" --exclusive --check
+expect_prefix "f32 exclusive, total past FLT_MAX" "0 3.00000001e+38" --input "$work/big.f32.txt" --type f32 \
+  --exclusive --check
+
 finish dpt-scan
