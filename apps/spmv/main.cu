@@ -52,9 +52,9 @@ const char* const usage =
     "Prints the matrix size, stored and expanded non-zeros, the backend, the median time per SpMV, GFLOP/s\n"
     "(2 flops per non-zero) and effective GB/s (the bytes a CSR SpMV must move: values, column indices, row\n"
     "offsets, x and y, each once). In CUDA builds it also times the hand-written fused kernel\n"
-    "dpt::kernels::spmv, and --check checks its y too. Exit status: 0 ok, 1 check failed, 2 bad input (one line naming "
-    "the file\n"
-    "and line; no output file is left behind).\n";
+    "dpt::kernels::spmv, and --check checks its y too. A y that can overflow the precision (a row whose positive\n"
+    "or negative terms sum past its range) is bad input. Exit status: 0 ok, 1 check failed, 2 bad input (one\n"
+    "line naming the file and line or row; no output file is left behind).\n";
 
 struct options {
   std::string matrix_path, x_path, out_path;
@@ -98,6 +98,47 @@ std::vector<double> make_x(const options& opt, std::int64_t cols, const dpt::mtx
 
 // Float mode stores A and x as float: a value beyond float's range is an error on its line, not an infinity.
 const dpt::mtx::storage float_values{std::numeric_limits<float>::max(), "float (use --precision double)"};
+
+// Refuses a product whose rows can overflow Value. A row's terms a_ij·x_j reach y_i in whatever order the
+// backend (or the duplicate summing of coo_to_csr) adds them, so a row is safe only while no set of its terms
+// sums past Value's range: while its positive terms, and its negative ones, each sum to a finite Value. Summed
+// in double, where a sum (or a product) past double's range is an infinity, refused as well.
+template <class Value>
+void refuse_overflow(const dpt::mtx::coo_matrix& m, const std::vector<double>& x, const std::string& path) {
+  const auto rows = static_cast<std::size_t>(m.rows);
+  std::vector<double> positive(rows, 0), negative(rows, 0);
+  const auto add = [&](std::int64_t i, std::int64_t j, double a) {
+    // the factors as the product sees them: rounded to Value
+    const double term = static_cast<double>(static_cast<Value>(a)) * static_cast<Value>(x[static_cast<std::size_t>(j)]);
+    (term > 0 ? positive : negative)[static_cast<std::size_t>(i)] += std::fabs(term);
+  };
+  for (std::size_t k = 0; k < m.values.size(); ++k) {
+    const auto i = m.row_indices[k], j = m.column_indices[k];
+    add(i, j, m.values[k]);
+    if (m.kind != dpt::mtx::symmetry::general && i != j)
+      add(j, i, m.kind == dpt::mtx::symmetry::symmetric ? m.values[k] : -m.values[k]);
+  }
+  for (std::size_t r = 0; r < rows; ++r) {
+    const bool up = positive[r] >= negative[r];
+    const double worst = up ? positive[r] : negative[r];
+    if (std::isfinite(static_cast<Value>(worst))) continue;
+    char sum[48];  // "to 6e+38", or "past 1.8e+308" when double overflowed too
+    std::snprintf(sum, sizeof sum, "%s %s%.3g", std::isfinite(worst) ? "to" : "past", up ? "" : "-",
+                  std::isfinite(worst) ? worst : std::numeric_limits<double>::max());
+    throw input_error(path + ": row " + std::to_string(r + 1) + " of y = A*x overflows " +
+                      (sizeof(Value) == 4 ? "float" : "double") + ": its " + (up ? "positive" : "negative") +
+                      " terms a_ij*x_j sum " + sum + (sizeof(Value) == 4 ? " (use --precision double)" : ""));
+  }
+}
+
+// The first entry of y that is not finite: an overflow refuse_overflow let through, the terms' sums fitting
+// and their rounded sum not (at the very edge of the range). Refused as bad input too, before --check or
+// --out see it.
+void refuse_non_finite(const std::vector<double>& y, const std::string& path, const std::string& what) {
+  const auto bad = std::find_if(y.begin(), y.end(), [](double v) { return !std::isfinite(v); });
+  if (bad != y.end())
+    throw input_error(path + ": row " + std::to_string(bad - y.begin() + 1) + " of y = A*x overflows " + what);
+}
 
 // The reference: every stored entry (and its mirror image) placed into rows by a sequential counting sort,
 // then one double-precision dot product per row. Also returns, per row, what the error bound needs.
@@ -231,9 +272,16 @@ int run(const options& opt, const dpt::mtx::coo_matrix& m, const std::vector<dou
 #endif
 
   const std::vector<double> y_result(y_device.begin(), y_device.end());
+  const std::string rounded =
+      sizeof(Value) == 4 ? "float once rounded (use --precision double)" : "double once rounded";
+  refuse_non_finite(y_result, opt.matrix_path, rounded);
+#if DPT_SPMV_HAS_FUSED_KERNEL
+  refuse_non_finite(std::vector<double>(y_kernel.begin(), y_kernel.end()), opt.matrix_path, rounded);
+#endif
   bool passed = true;
   if (opt.check) {
     const auto reference = reference_spmv(m, x_host);
+    refuse_non_finite(reference.y, opt.matrix_path, "double in the sequential reference");
     const auto verdict = check_against_reference<Value>(reference, y_result);
     passed = verdict.worst_ratio <= 1;
     std::printf("  check:       max relative error %.3e vs a sequential double CSR loop; worst error/bound %.3e: %s\n",
@@ -260,6 +308,7 @@ int run(const options& opt, const dpt::mtx::coo_matrix& m, const std::vector<dou
 
 template <class Value>
 int run_with_index(const options& opt, const dpt::mtx::coo_matrix& m, const std::vector<double>& x) {
+  refuse_overflow<Value>(m, x, opt.matrix_path);
   if (dpt::app::index_type_fits<std::int32_t>(m)) return run<std::int32_t, Value>(opt, m, x);
   return run<std::int64_t, Value>(opt, m, x);
 }

@@ -70,6 +70,59 @@ run(EXPECT 2 ARGS "${WORK_DIR}/huge.mtx" --precision float --out "${WORK_DIR}/y_
     STDERR "huge.mtx:4: value '1e39' overflows a float \\(use --precision double\\)")
 expect_no_output("${WORK_DIR}/y_huge.mtx")
 
+# A y that overflows is bad input naming its row, with or without --check, and leaves no y behind: not a
+# --check failure (exit 1) nor a write error. A row is refused when its positive (or negative) terms sum past
+# the precision's range, since the sums may meet in any order.
+file(WRITE "${WORK_DIR}/overflow.mtx" "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1e308\n1 2 1e308\n")
+string(CONCAT overflow_error "overflow.mtx: row 1 of y = A\\*x overflows double: "
+       "its positive terms a_ij\\*x_j sum past 1.8e\\+308\n")
+run(EXPECT 2 ARGS "${WORK_DIR}/overflow.mtx" --check --out "${WORK_DIR}/y_overflow.mtx" STDERR "${overflow_error}")
+expect_no_output("${WORK_DIR}/y_overflow.mtx")
+run(EXPECT 2 ARGS "${WORK_DIR}/overflow.mtx" --out "${WORK_DIR}/y_overflow.mtx" STDERR "${overflow_error}")
+expect_no_output("${WORK_DIR}/y_overflow.mtx")
+file(WRITE "${WORK_DIR}/overflow_negative.mtx"
+     "%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 1\n2 1 -1e308\n2 2 1e308\n")
+file(WRITE "${WORK_DIR}/x_minus.mtx" "%%MatrixMarket matrix array real general\n2 1\n1\n-1\n")
+run(EXPECT 2 ARGS "${WORK_DIR}/overflow_negative.mtx" --x "${WORK_DIR}/x_minus.mtx" --check
+    --out "${WORK_DIR}/y_neg.mtx"
+    STDERR "overflow_negative.mtx: row 2 of y = A\\*x overflows double: its negative terms a_ij\\*x_j sum past -1.8e")
+expect_no_output("${WORK_DIR}/y_neg.mtx")
+# row 1 overflows through the mirror image of its off-diagonal entry
+file(WRITE "${WORK_DIR}/overflow_symmetric.mtx"
+     "%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 1e308\n2 1 1e308\n")
+run(EXPECT 2 ARGS "${WORK_DIR}/overflow_symmetric.mtx" --check
+    STDERR "overflow_symmetric.mtx: row 1 of y = A\\*x overflows double")
+# [1e308, -1e308] may be summed in either order: no overflow, and --check passes
+file(WRITE "${WORK_DIR}/cancel.mtx" "%%MatrixMarket matrix coordinate real general\n1 2 2\n1 1 1e308\n1 2 -1e308\n")
+run(EXPECT 0 ARGS "${WORK_DIR}/cancel.mtx" --check --repeat 1 STDOUT ": ok")
+# float: 3e38 + 3e38 overflows float, not double (where --check passes)
+file(WRITE "${WORK_DIR}/overflow_float.mtx"
+     "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 3e38\n1 2 3e38\n")
+string(CONCAT float_error "overflow_float.mtx: row 1 of y = A\\*x overflows float: "
+       "its positive terms a_ij\\*x_j sum to 6e\\+38 \\(use --precision double\\)")
+run(EXPECT 2 ARGS "${WORK_DIR}/overflow_float.mtx" --precision float --check --out "${WORK_DIR}/y_overflow_float.mtx"
+    STDERR "${float_error}")
+expect_no_output("${WORK_DIR}/y_overflow_float.mtx")
+run(EXPECT 0 ARGS "${WORK_DIR}/overflow_float.mtx" --check --repeat 1 STDOUT ": ok")
+# The terms sum to just under float's limit (FLT_MAX + 0.375 ulp), but a*x rounds up to FLT_MAX and adding
+# 2^103 then overflows: exit 2 naming the row (or, where a*x + 2^103 is fused into one rounding, y = FLT_MAX and
+# exit 0); never 1, the check failure or write error it was.
+file(WRITE "${WORK_DIR}/edge.mtx"
+     "%%MatrixMarket matrix coordinate real general\n1 2 2\n1 1 1.70155868e+38\n1 2 1.0141204801825835e31\n")
+file(WRITE "${WORK_DIR}/x_edge.mtx" "%%MatrixMarket matrix array real general\n2 1\n1.99982727\n1\n")
+execute_process(COMMAND "${APP}" "${WORK_DIR}/edge.mtx" --x "${WORK_DIR}/x_edge.mtx" --precision float --check
+                        --repeat 1 --out "${WORK_DIR}/y_edge.mtx"
+                RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message(STATUS "dpt-spmv edge.mtx --precision float -> ${status}\n${err}")
+if(status STREQUAL "2")
+  if(NOT err MATCHES "edge.mtx: row 1 of y = A\\*x overflows float once rounded \\(use --precision double\\)\n$")
+    fail("dpt-spmv edge.mtx: stderr '${err}'")
+  endif()
+  expect_no_output("${WORK_DIR}/y_edge.mtx")
+elseif(NOT status STREQUAL "0")
+  fail("dpt-spmv edge.mtx --precision float: exit status ${status}, expected 2 (or 0 with fused a*x + b)")
+endif()
+
 file(WRITE "${WORK_DIR}/complex.mtx" "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n")
 run(EXPECT 2 ARGS "${WORK_DIR}/complex.mtx" --check STDERR "complex.mtx:1: complex matrices are not supported")
 run(EXPECT 2 ARGS "${WORK_DIR}/missing.mtx" STDERR "missing.mtx: cannot open")
