@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <thrust/device_vector.h>
 #include <thrust/execution_policy.h>
@@ -210,13 +211,19 @@ int run(const options& o, const std::vector<T>& values, const std::string& sourc
     std::vector<unsigned long long> reference;
     dpt::histogram_result dropped;
     std::vector<std::pair<const char*, double>> times;
+    // dpt::histogram refuses bins it cannot tell apart (edges not distinct, as NumPy does) with
+    // std::invalid_argument: bad input, like a bad --range
+    const auto histogram = [&](histogram_method method) {
+      try {
+        return dpt::histogram(thrust::device, d_values.begin(), d_values.end(), bins, d_counts.begin(), method);
+      } catch (const std::invalid_argument& e) {
+        throw input_error(e.what());
+      }
+    };
     for (const auto& m : o.methods) {
-      dpt::histogram(thrust::device, d_values.begin(), d_values.end(), bins, d_counts.begin(), m.method);  // warm-up
+      histogram(m.method);  // warm-up
       dpt::histogram_result result;
-      times.emplace_back(m.name, dpt::app::time_ms([&] {
-                           result = dpt::histogram(thrust::device, d_values.begin(), d_values.end(), bins,
-                                                   d_counts.begin(), m.method);
-                         }));
+      times.emplace_back(m.name, dpt::app::time_ms([&] { result = histogram(m.method); }));
       const thrust::host_vector<unsigned long long> h = d_counts;
       const std::vector<unsigned long long> counts(h.begin(), h.end());
       if (reference.empty()) {

@@ -36,6 +36,13 @@ expect_bad "missing file" "no-such.txt: cannot open for reading" --input "$data/
 expect_bad "no bins" "--bins must be between 1" --input "$data/constant.txt" --bins 0
 expect_bad "empty range" "--range needs LO < HI" --input "$data/constant.txt" --bins 4 --range 2:1
 expect_bad "infinite range" "--range must be finite" --input "$data/constant.txt" --bins 4 --range 0:inf
+# edges that are not distinct: NumPy refuses these too (bad input, not a failed check)
+expect_bad "range too narrow for the bins" "too many bins for the range; the bin edges are not distinct" \
+  --input "$data/constant.txt" --bins 10 --range 1:1.0000000000000002
+expect_bad "range too wide for a double" "the bin edges are not distinct" --input "$data/constant.txt" --bins 10 \
+  --range -1e308:1e308
+printf '1\n1.0000000000000002\n' >"$work/close.txt"
+expect_bad "data too close for the bins" "the bin edges are not distinct" --input "$work/close.txt" --bins 10
 expect_bad "unknown method" "--method must be" --input "$data/constant.txt" --bins 4 --method magic
 expect_bad "no input" "give exactly one of --input and --generate" --bins 4
 if [[ $build == cpu ]]; then
