@@ -242,16 +242,25 @@ int run(const options& o, const std::vector<T>& values, const std::string& sourc
     }
     if (o.methods.size() > 1) std::printf("all %zu methods agree\n", o.methods.size());
 
+    // All outputs or none: render both before committing either (a failed PNG encoding leaves no --out), and
+    // should the PNG's commit fail after --out's, remove --out again.
     if (out_file) {
       for (const auto c : reference) out_file->stream() << c << '\n';
-      out_file->commit();
     }
     if (png_file) {
       char title[160];
       std::snprintf(title, sizeof title, "%zu values, %d bins, %llu dropped", values.size(), o.bins, dropped.dropped());
       dpt::app::write_histogram_png(png_file->stream(),
                                     {reference, static_cast<double>(bins.lo), static_cast<double>(bins.hi), title});
-      png_file->commit();
+    }
+    if (out_file) out_file->commit();
+    if (png_file) {
+      try {
+        png_file->commit();
+      } catch (...) {
+        if (out_file) std::remove(o.out_path.c_str());
+        throw;
+      }
     }
   };
   if (o.range) {

@@ -70,4 +70,23 @@ expect_counts "generated, every method" "$(tr '\n' ' ' <"$work/zipf.txt" | sed '
 rm -f "$work/zipf.txt"
 "$app" --help >/dev/null || fail "--help exits $?"
 
+# All outputs or none: an output that cannot be renamed into place (a folder has its name) fails the run, and the
+# other output, even one committed before it, is not left behind.
+mkdir "$work/folder"
+for failing in --out --png; do
+  if [[ $failing == --out ]]; then
+    paths=("$work/folder" "$work/histogram.png")
+  else
+    paths=("$work/counts.txt" "$work/folder")
+  fi
+  "$app" --input "$data/tenths.txt" --bins 10 --range 0:1 --out "${paths[0]}" --png "${paths[1]}" >/dev/null \
+    2>"$work/stderr"
+  status=$?
+  ((status != 0)) || fail "$failing on a folder: exit status 0"
+  grep -qF "folder: writing failed" "$work/stderr" || fail "$failing on a folder: stderr $(cat "$work/stderr")"
+  left=$(compgen -G "$work/counts.txt*"; compgen -G "$work/histogram.png*"; compgen -G "$work/folder.*")
+  [[ -z $left ]] || fail "$failing on a folder: left files behind: $left"
+  rm -f "$work"/counts.txt* "$work"/histogram.png* "$work"/folder.*
+done
+
 finish dpt-histogram
