@@ -45,9 +45,9 @@ const char* const usage =
     "  --generate KIND    N values: normal (mean 0, sd 1), uniform [0, 1) or zipf (ranks 1..1000, exponent 1.1)\n"
     "  --n N, --seed S    how many values to generate, and the generator's seed (default 1)\n"
     "  --bins K           the number of bins (1 or more)\n"
-    "  --range LO:HI      the bins' range (LO < HI, both finite); default: the data's min and max as NumPy\n"
-    "                     takes them (0:1 for no data; a single value v gives v-0.5:v+0.5; NaN or Inf in the\n"
-    "                     data is then an error, as in NumPy)\n"
+    "  --range LO:HI      the bins' range (LO <= HI, both finite; LO = HI is widened to LO-0.5:HI+0.5, as\n"
+    "                     NumPy does); default: the data's min and max as NumPy takes them (0:1 for no data;\n"
+    "                     a single value v gives v-0.5:v+0.5; NaN or Inf in the data is then an error)\n"
     "  --method M         sort (default: map, sort, find starts, sizes), upper-bound, reduce-by-key, atomic,\n"
     "                     privatized, cub (CUDA builds only), or all of them; each is timed after a warm-up\n"
     "                     run and all must give the same counts\n"
@@ -101,7 +101,7 @@ options parse_options(const dpt::app::cli& args) {
     const double lo = dpt::app::parse_double(range->substr(0, colon), "--range LO");
     const double hi = dpt::app::parse_double(range->substr(colon + 1), "--range HI");
     if (!std::isfinite(lo) || !std::isfinite(hi)) throw input_error("--range must be finite (got '" + *range + "')");
-    if (!(lo < hi)) throw input_error("--range needs LO < HI (got '" + *range + "')");
+    if (hi < lo) throw input_error("--range needs LO <= HI (got '" + *range + "')");
     o.range = std::make_pair(lo, hi);
   }
   const std::string method = args.get_or("method", "sort");
@@ -146,7 +146,8 @@ dpt::app::value_array generate_values(const options& o) {
 }
 
 // NumPy's default range: the data's min and max (0..1 for no data), widened by 0.5 each way when they are
-// equal. NumPy computes the edges in the data's type when it takes the range from the data, so float data
+// equal (dpt::widen_empty_range, which dpt::histogram applies too; widened here so the range printed is the
+// one counted). NumPy computes the edges in the data's type when it takes the range from the data, so float data
 // gets float bounds here.
 template <class T>
 auto default_bins(const std::vector<T>& values, int bins, const std::string& source) {
@@ -163,8 +164,7 @@ auto default_bins(const std::vector<T>& values, int bins, const std::string& sou
                         "too); give --range LO:HI to count them as dropped");
     }
   }
-  if (lo == hi) lo = lo - bound(0.5), hi = hi + bound(0.5);
-  return dpt::even_bins<bound>{bins, lo, hi};
+  return dpt::widen_empty_range(dpt::even_bins<bound>{bins, lo, hi});
 }
 
 // "▉▉▉▍": a bar of `eighths` eighths of a character cell, in Unicode block elements.
@@ -264,7 +264,7 @@ int run(const options& o, const std::vector<T>& values, const std::string& sourc
     }
   };
   if (o.range) {
-    count_with(dpt::even_bins<double>{o.bins, o.range->first, o.range->second});
+    count_with(dpt::widen_empty_range(dpt::even_bins<double>{o.bins, o.range->first, o.range->second}));
   } else {
     count_with(default_bins(values, o.bins, source));
   }

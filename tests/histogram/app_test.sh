@@ -34,7 +34,7 @@ expect_bad "binary file of a bad size" "bad.f32: 5 bytes is not a whole number o
 expect_bad "NaN without a range" "nan.txt: the data contain NaN or Inf" --input "$data/nan.txt" --bins 4
 expect_bad "missing file" "no-such.txt: cannot open for reading" --input "$data/no-such.txt" --bins 4
 expect_bad "no bins" "--bins must be between 1" --input "$data/constant.txt" --bins 0
-expect_bad "empty range" "--range needs LO < HI" --input "$data/constant.txt" --bins 4 --range 2:1
+expect_bad "reversed range" "--range needs LO <= HI" --input "$data/constant.txt" --bins 4 --range 2:1
 expect_bad "infinite range" "--range must be finite" --input "$data/constant.txt" --bins 4 --range 0:inf
 # edges that are not distinct: NumPy refuses these too (bad input, not a failed check)
 expect_bad "range too narrow for the bins" "too many bins for the range; the bin edges are not distinct" \
@@ -56,6 +56,9 @@ expect_counts "values on edges, every method" "1 1 2 0 1 2 1 0 1 2" --input "$da
   --method all
 # np.histogram([3.0, 3.0], bins=4): NumPy widens an empty range to [2.5, 3.5]
 expect_counts "one distinct value" "0 0 2 0" --input "$data/constant.txt" --bins 4
+# np.histogram([3.0, 3.0], bins=2, range=(3, 3)): a given empty range is widened too, to [2.5, 3.5]
+expect_counts "an empty range given" "0 2" --input "$data/constant.txt" --bins 2 --range 3:3 --method all
+grep -qF "2.5" "$work/stdout" || fail "an empty range given: the widened range is not printed"
 # np.histogram(np.array([0, 1, 255], np.uint8), bins=3)
 printf '\x00\x01\xff' >"$work/ok.u8"
 expect_counts "bytes" "2 0 1" --input "$work/ok.u8" --bins 3
