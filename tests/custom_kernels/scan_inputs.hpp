@@ -2,8 +2,12 @@
 // (test_custom_kernels.cpp) and the GPU comparison with CUB (test_vs_cub.cu).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
 #include <type_traits>
 #include <vector>
 
@@ -49,6 +53,49 @@ std::vector<T> scan_inputs(std::size_t n, std::uint64_t seed, int lo, int hi, bo
     return random_values<T>(n, seed, T(lo), T(hi));
   } else {
     return random_values<T>(n, seed, T(lo), T(hi));
+  }
+}
+
+// n seeded multiples of 2^-fraction_bits, their numerators uniform in [-max_numerator, max_numerator]: fractions
+// that a whole-number or 32-bit sum gets wrong. A scan forms only sums of consecutive inputs, with or without
+// its initial value in front (its operator is associative, not commutative: the affine tests hold it to that),
+// and each of those is exact in T when the numerators' prefix sums, widened by |init|, span less than 2^digits.
+// That is checked here, so that a test may compare with a sequential sum exactly, whatever order the scan adds in.
+template <class T>
+std::vector<T> exact_fractions(std::size_t n, std::uint64_t seed, std::int64_t max_numerator, int fraction_bits,
+                               T init) {
+  static_assert(std::is_floating_point_v<T>);
+  const auto numerators = random_values<std::int64_t>(n, seed, -max_numerator, max_numerator);
+  const long double scale = static_cast<long double>(std::int64_t{1} << fraction_bits);
+  std::int64_t prefix = 0, lowest = 0, highest = 0;
+  std::vector<T> values(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    prefix += numerators[i];
+    lowest = std::min(lowest, prefix);
+    highest = std::max(highest, prefix);
+    values[i] = static_cast<T>(static_cast<long double>(numerators[i]) / scale);
+  }
+  const long double span =
+      static_cast<long double>(highest - lowest) + std::fabs(static_cast<long double>(init)) * scale;
+  if (!(span < static_cast<long double>(std::int64_t{1} << std::numeric_limits<T>::digits)))
+    throw std::logic_error("exact_fractions: these sums would round; choose smaller numerators");
+  return values;
+}
+
+// The scan tests' inputs, chosen so that a narrower type sums them wrong while every sum stays exact, and every
+// comparison can be exact: int32 values in ±1000; int64 values in ±10^11, whose partial sums leave the int32
+// range at once and stay below 2^63 for 2^26 of them; float values in 1/64ths below ±2, and double values in
+// 2^-16ths below ±2^20 (36-bit numerators, past float's 24), which exact_fractions checks; random affine maps.
+template <class T>
+std::vector<T> exact_scan_inputs(std::size_t n, std::uint64_t seed, T init) {
+  if constexpr (std::is_same_v<T, float>) {
+    return exact_fractions<T>(n, seed, 127, 6, init);
+  } else if constexpr (std::is_same_v<T, double>) {
+    return exact_fractions<T>(n, seed, std::int64_t{1} << 36, 16, init);
+  } else if constexpr (std::is_same_v<T, std::int64_t>) {
+    return random_values<T>(n, seed, -100'000'000'000, 100'000'000'000);
+  } else {
+    return scan_inputs<T>(n, seed, -1000, 1000, true);
   }
 }
 
