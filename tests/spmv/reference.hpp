@@ -52,12 +52,16 @@ inline reference_product reference_spmv(const sparse_map& entries, std::int64_t 
   return ref;
 }
 
-// |computed − y| ≤ (terms + 2)·ε·Σ|a||x| per row: the bound of a sum of `terms` rounded products in precision
-// ε (plus rounding A and x to that precision), with room for the reference's own double rounding.
+// |computed − y| ≤ (γ_(terms+2) in Value + γ_terms in double)·Σ|a||x| for this row, γ_m = m·u / (1 − m·u) with u
+// the unit roundoff: any order of summing `terms` products of A and x rounded to Value (Higham, Accuracy and
+// Stability of Numerical Algorithms, §3.1), plus the double reference's own error.
 template <class Value>
 bool within_rounding(double computed, std::size_t row, const reference_product& ref) {
-  const double eps = static_cast<double>(std::numeric_limits<Value>::epsilon());
-  const double bound = static_cast<double>(ref.terms[row] + 2) * eps * ref.magnitude[row];
+  const auto gamma = [](double m, double u) { return m * u / (1 - m * u); };
+  const double terms = static_cast<double>(ref.terms[row]);
+  const double u_value = static_cast<double>(std::numeric_limits<Value>::epsilon()) / 2;
+  const double u_double = std::numeric_limits<double>::epsilon() / 2;
+  const double bound = (gamma(terms + 2, u_value) + gamma(terms, u_double)) * ref.magnitude[row];
   return std::fabs(computed - ref.y[row]) <= bound;
 }
 

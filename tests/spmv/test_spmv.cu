@@ -2,6 +2,7 @@
 // and on every real matrix in data/matrices, for float and double values and 32- and 64-bit indices.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -33,12 +34,22 @@ struct shape {
   std::int64_t first_row_length = 0;  // > 0: row 0 has this many entries (one long row among short ones)
 };
 
+// ±m/16 for m uniform in 1..16: never zero, so that every term of a row counts, and every product is a multiple of
+// 2^-8 below 1 in magnitude. A row's partial sums, in whatever order they are formed, are then multiples of 2^-8
+// no larger than the row's Σ|a||x|: exact in float while that stays below 2^16 (exact_in_float checks it), so
+// float and double results must equal the reference exactly, and a lost or wrong term always shows.
+double exact_value(std::mt19937_64& rng) {
+  std::uniform_int_distribution<int> numerator(1, 16);
+  std::bernoulli_distribution negative(0.5);
+  const double v = numerator(rng) / 16.0;
+  return negative(rng) ? -v : v;
+}
+
 host_csr random_csr(const shape& s, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::bernoulli_distribution empty(s.empty_row_fraction);
   std::uniform_int_distribution<int> length(1, 2 * std::max(s.mean_row_length, 1) - 1);
   std::uniform_int_distribution<std::int64_t> column(0, std::max<std::int64_t>(s.cols - 1, 0));
-  std::uniform_real_distribution<double> value(-1, 1);
   host_csr A;
   A.rows = s.rows;
   A.cols = s.cols;
@@ -49,7 +60,7 @@ host_csr random_csr(const shape& s, std::uint64_t seed) {
     for (std::int64_t k = 0; k < n; ++k) {
       const auto c = column(rng);
       A.columns.push_back(s.empty_columns ? c / 3 * 3 : c);
-      A.values.push_back(value(rng));
+      A.values.push_back(exact_value(rng));
     }
     A.offsets.push_back(static_cast<std::int64_t>(A.values.size()));
   }
@@ -112,6 +123,25 @@ both_results run_both(const host_csr& A, const std::vector<double>& x) {
   return run_both<Index, Value>(view, x);
 }
 
+// Every row of a matrix and x from exact_value sums exactly in float: Σ|a||x| · 2^8 < 2^24.
+bool exact_in_float(const dpt::test::reference_product& ref) {
+  return std::all_of(ref.magnitude.begin(), ref.magnitude.end(), [](double m) { return m < 65536; });
+}
+
+// y must equal the reference row for row (for inputs from exact_value, whose sums do not round).
+void check_rows_exactly(const std::vector<double>& y, const dpt::test::reference_product& ref) {
+  REQUIRE(exact_in_float(ref));
+  REQUIRE(y.size() == ref.y.size());
+  int reported = 0;
+  for (std::size_t r = 0; r < y.size(); ++r) {
+    if (y[r] != ref.y[r] && reported++ < 5) {
+      FAIL_CHECK("row " << r << ": computed " << y[r] << ", exact " << ref.y[r] << " (" << ref.terms[r] << " terms)");
+    }
+  }
+  CHECK(reported == 0);
+}
+
+// y within rounding of the reference row for row (for the real matrices' values, which round in float).
 template <class Value>
 void check_rows(const std::vector<double>& y, const dpt::test::reference_product& ref) {
   REQUIRE(y.size() == ref.y.size());
@@ -127,9 +157,8 @@ void check_rows(const std::vector<double>& y, const dpt::test::reference_product
 
 std::vector<double> random_x(std::int64_t n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> uniform(-1, 1);
   std::vector<double> x(static_cast<std::size_t>(n));
-  for (auto& v : x) v = uniform(rng);
+  for (auto& v : x) v = exact_value(rng);
   return x;
 }
 
@@ -178,13 +207,13 @@ TEMPLATE_TEST_CASE("spmv matches the sequential reference on random matrices", "
   const auto ref = reference_spmv(A, x);
   const auto y = run_both<Index, Value>(A, x);
   SECTION("dpt::spmv, the lecture's flat form") {
-    check_rows<Value>(y.lecture, ref);
+    check_rows_exactly(y.lecture, ref);
   }
   SECTION("the Thrust composition: gather, map, row ids, reduce_by_key") {
-    check_rows<Value>(y.composition, ref);
+    check_rows_exactly(y.composition, ref);
   }
   SECTION("one task per row") {
-    check_rows<Value>(y.row_per_thread, ref);
+    check_rows_exactly(y.row_per_thread, ref);
   }
 }
 
@@ -305,5 +334,5 @@ TEMPLATE_TEST_CASE("the multicore flat spmv gives every row its sum however the 
   const auto end = dpt::detail::multicore_spmv(dpt::test::sliced_cpu_policy, view, x.data(), y.data(),
                                                dpt::test::tiny_slices(slice_length));
   CHECK(end == y.data() + A.rows);
-  check_rows<Value>(std::vector<double>(y.begin(), y.end()), reference_spmv(A, x_double));
+  check_rows_exactly(std::vector<double>(y.begin(), y.end()), reference_spmv(A, x_double));
 }
