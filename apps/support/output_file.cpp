@@ -1,32 +1,166 @@
 #include "support/output_file.hpp"
 
+#include <atomic>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <limits.h>
+#include <stdexcept>
+#include <sys/stat.h>
 #include <unistd.h>
+#if defined(__linux__)
+#  include <sys/vfs.h>
+#endif
 
 #include "support/errors.hpp"
 
 namespace dpt::app {
 
-output_file::output_file(std::string path)
-    : path_(std::move(path)), temporary_path_(path_ + ".partial-" + std::to_string(::getpid())) {
-  stream_.open(temporary_path_, std::ios::out | std::ios::trunc | std::ios::binary);
-  if (!stream_) throw input_error(path_ + ": cannot open for writing");
+namespace {
+
+std::string directory_of(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// Whether the link at `path` lives in /proc, where links name open files (/dev/stdout leads to
+// /proc/self/fd/1) rather than places in the file system: it is opened as it is, never resolved and replaced.
+bool in_proc(const std::string& path) {
+#if defined(__linux__)
+  struct statfs fs {};
+  constexpr long proc_super_magic = 0x9fa0;  // PROC_SUPER_MAGIC of <linux/magic.h>
+  return ::statfs(directory_of(path).c_str(), &fs) == 0 && static_cast<long>(fs.f_type) == proc_super_magic;
+#else
+  return path.compare(0, 6, "/proc/") == 0 || path.compare(0, 8, "/dev/fd/") == 0;
+#endif
+}
+
+std::string reason(int error) {
+  return std::strerror(error);
+}
+
+std::runtime_error writing_failed(const std::string& path, int error) {
+  return std::runtime_error(path + ": writing failed" + (error ? ": " + reason(error) : std::string()));
+}
+
+// Hands the buffered text to `write` in chunks, stopping at the first failure.
+template <class Write>
+void drain(std::stringstream& buffer, Write&& write) {
+  char chunk[1 << 16];
+  for (std::streamsize got; (got = buffer.rdbuf()->sgetn(chunk, sizeof chunk)) > 0;) {
+    if (!write(chunk, static_cast<std::size_t>(got))) return;
+  }
+}
+
+}  // namespace
+
+output_file::output_file(std::string path) : path_(std::move(path)), target_(path_) {
+  if (path_.empty()) throw input_error("the output path is empty");
+  // Follow symbolic links to the file they name, as open() would, one link at a time.
+  struct stat st {};
+  bool exists = false;
+  for (int links = 0;; ++links) {
+    if (::lstat(target_.c_str(), &st) != 0) {
+      if (errno != ENOENT) throw input_error(path_ + ": cannot write: " + reason(errno));
+      break;  // a new file (the target of a dangling link, perhaps): its directory must exist
+    }
+    if (!S_ISLNK(st.st_mode)) {
+      exists = true;
+      break;
+    }
+    if (in_proc(target_)) {
+      direct_ = true;
+      break;
+    }
+    if (links == 40) throw input_error(path_ + ": cannot write: " + reason(ELOOP));
+    char buffer[PATH_MAX];
+    const auto length = ::readlink(target_.c_str(), buffer, sizeof buffer);
+    if (length < 0) throw input_error(path_ + ": cannot write: " + reason(errno));
+    if (static_cast<std::size_t>(length) == sizeof buffer) {
+      throw input_error(path_ + ": cannot write: " + reason(ENAMETOOLONG));
+    }
+    const std::string link(buffer, static_cast<std::size_t>(length));
+    target_ = link.front() == '/' ? link : directory_of(target_) + "/" + link;
+  }
+  if (exists && S_ISDIR(st.st_mode)) throw input_error(path_ + ": is a directory");
+  if (exists && !S_ISREG(st.st_mode)) direct_ = true;
+  if (direct_) {
+    if (::access(target_.c_str(), W_OK) != 0) throw input_error(path_ + ": cannot open for writing: " + reason(errno));
+    return;
+  }
+  if (!exists) {
+    struct stat directory {};
+    const auto where = directory_of(target_);
+    if (::stat(where.c_str(), &directory) != 0) {
+      throw input_error(path_ + ": cannot create a file in " + where + ": " + reason(errno));
+    }
+    if (!S_ISDIR(directory.st_mode)) throw input_error(path_ + ": " + where + ": " + reason(ENOTDIR));
+  }
+  // Unique per output, so that two outputs of one run to the same file cannot share a temporary.
+  static std::atomic<unsigned> outputs{0};
+  temporary_path_ = target_ + ".partial-" + std::to_string(::getpid()) + "-" + std::to_string(outputs++);
+  file_.open(temporary_path_, std::ios::out | std::ios::trunc | std::ios::binary);
+  if (!file_) throw input_error(path_ + ": cannot open for writing: " + reason(errno));
 }
 
 output_file::~output_file() {
-  if (!committed_) {
-    stream_.close();
+  if (!committed_ && !direct_) {
+    file_.close();
     std::remove(temporary_path_.c_str());
   }
 }
 
+void output_file::write_directly() {
+  // The app's own standard output or error (/dev/stdout, say) is written through its stream, which keeps the
+  // order of what the app prints and, when it is redirected to a file, the file's offset.
+  std::fflush(stdout);
+  struct stat target {};
+  if (::stat(target_.c_str(), &target) == 0) {
+    for (std::FILE* standard : {stdout, stderr}) {
+      struct stat st {};
+      if (::fstat(::fileno(standard), &st) != 0 || st.st_dev != target.st_dev || st.st_ino != target.st_ino) {
+        continue;
+      }
+      errno = 0;
+      drain(buffer_, [&](const char* data, std::size_t size) { return std::fwrite(data, 1, size, standard) == size; });
+      if (std::fflush(standard) != 0 || std::ferror(standard)) throw writing_failed(path_, errno);
+      return;
+    }
+  }
+  // Anything else is opened to append: a FIFO or a device does not mind, and a file that the shell opened as
+  // descriptor N, named /dev/fd/N, is continued rather than truncated.
+  std::ofstream out(target_, std::ios::app | std::ios::binary);
+  if (!out) throw std::runtime_error(path_ + ": cannot open for writing: " + reason(errno));
+  errno = 0;
+  drain(buffer_, [&](const char* data, std::size_t size) {
+    return static_cast<bool>(out.write(data, static_cast<std::streamsize>(size)));
+  });
+  out.flush();
+  const int error = errno;
+  out.close();
+  if (out.fail()) throw writing_failed(path_, error);
+}
+
 void output_file::commit() {
-  stream_.flush();
-  const bool written = static_cast<bool>(stream_);
-  stream_.close();
-  if (!written || stream_.fail() || std::rename(temporary_path_.c_str(), path_.c_str()) != 0) {
+  if (direct_) {
+    write_directly();
+    committed_ = true;
+    return;
+  }
+  errno = 0;
+  file_.flush();
+  const bool written = static_cast<bool>(file_);
+  const int error = errno;
+  file_.close();
+  if (!written || file_.fail()) {
     std::remove(temporary_path_.c_str());
-    throw std::runtime_error(path_ + ": writing failed");
+    throw writing_failed(path_, error);
+  }
+  if (std::rename(temporary_path_.c_str(), target_.c_str()) != 0) {
+    const int rename_error = errno;
+    std::remove(temporary_path_.c_str());
+    throw writing_failed(path_, rename_error);
   }
   committed_ = true;
 }

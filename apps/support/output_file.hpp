@@ -1,9 +1,20 @@
-// An output file that appears whole or not at all. Writing goes to a temporary file beside the target;
-// commit() renames it into place. If the app fails first, the destructor removes the temporary, so a failed
-// run never leaves a partial or stale-looking output behind.
+// An output file that appears whole or not at all.
+//
+// A regular file (or a new one) is written to a temporary file beside it, and commit() renames the temporary
+// into place; if the app fails first, the destructor removes the temporary, so a failed run never leaves a
+// partial or stale-looking output behind. A symbolic link is followed and the file it names is written (the
+// temporary beside that file, so the rename stays on one file system); the link itself stays. What is neither
+// a regular file nor a directory (a character device such as /dev/null, a FIFO, the terminal or pipe behind
+// /dev/stdout) cannot be replaced by a rename: the text is kept in memory and written to it directly at commit,
+// through the app's own stdout or stderr when it is the same file, else opened to append. It too gets nothing
+// from a run that fails, and a failed write (/dev/full) is an error. A directory, a path whose directory does
+// not exist, a file that cannot be written and an empty path are input_errors from the constructor, so an app
+// that opens its outputs first reports them before its work.
 #pragma once
 
 #include <fstream>
+#include <ostream>
+#include <sstream>
 #include <string>
 
 namespace dpt::app {
@@ -15,13 +26,19 @@ class output_file {
   output_file& operator=(const output_file&) = delete;
   ~output_file();
 
-  std::ofstream& stream() { return stream_; }
-  void commit();  // flushes, checks for write errors, and renames into place; throws on failure
+  std::ostream& stream() { return direct_ ? static_cast<std::ostream&>(buffer_) : file_; }
+  // Flushes, checks for write errors, and renames into place (or writes the device); throws on failure.
+  void commit();
 
  private:
-  std::string path_, temporary_path_;
-  std::ofstream stream_;
-  bool committed_ = false;
+  void write_directly();
+
+  std::string path_;            // as given, for messages
+  std::string target_;          // where the text goes: path_ with symbolic links followed
+  std::string temporary_path_;  // beside target_; empty when writing directly
+  std::ofstream file_;          // the temporary file
+  std::stringstream buffer_;    // the text for a direct write
+  bool direct_ = false, committed_ = false;
 };
 
 }  // namespace dpt::app

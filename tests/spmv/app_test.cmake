@@ -133,6 +133,26 @@ run(EXPECT 2 ARGS "${WORK_DIR}/lecture.mtx" --bogus STDERR "unknown option --bog
 run(EXPECT 2 ARGS STDERR "expected one MATRIX.mtx argument")
 run(EXPECT 0 ARGS --help STDOUT "usage: dpt-spmv MATRIX.mtx")
 
+# Output paths: a directory or a missing directory is bad input; links are written through,
+# devices directly, and a device that cannot take the data is an error.
+run(EXPECT 2 ARGS "${WORK_DIR}/lecture.mtx" --out "${WORK_DIR}" STDERR "app_dpt_spmv: is a directory")
+run(EXPECT 2 ARGS "${WORK_DIR}/lecture.mtx" --out "${WORK_DIR}/missing/y.mtx" STDERR "missing/y.mtx: .*directory")
+file(WRITE "${WORK_DIR}/real.txt" "old")
+file(CREATE_LINK real.txt "${WORK_DIR}/link.mtx" SYMBOLIC)
+run(EXPECT 0 ARGS "${WORK_DIR}/lecture.mtx" --x "${WORK_DIR}/x.mtx" --repeat 1 --out "${WORK_DIR}/link.mtx")
+file(READ "${WORK_DIR}/real.txt" real)
+if(NOT IS_SYMLINK "${WORK_DIR}/link.mtx" OR NOT real MATCHES "\n4 1\n6\n4\n12\n54\n$")
+  fail("--out through a link: the link was replaced or its file not written ('${real}')")
+endif()
+run(EXPECT 0 ARGS "${WORK_DIR}/lecture.mtx" --x "${WORK_DIR}/x.mtx" --repeat 1 --out /dev/stdout
+    STDOUT "%%MatrixMarket matrix array real general\n[^\n]*\n4 1\n6\n4\n12\n54\n")
+run(EXPECT 0 ARGS "${WORK_DIR}/lecture.mtx" --repeat 1 --out /dev/null)
+execute_process(COMMAND test -c /dev/null RESULT_VARIABLE null_status)
+if(NOT null_status EQUAL 0)
+  fail("--out /dev/null: /dev/null is no longer a character device")
+endif()
+run(EXPECT 1 ARGS "${WORK_DIR}/lecture.mtx" --repeat 1 --out /dev/full STDERR "/dev/full: writing failed")
+
 # Good input: the lecture's y, written exactly.
 run(EXPECT 0 ARGS "${WORK_DIR}/lecture.mtx" --x "${WORK_DIR}/x.mtx" --check --repeat 3 --out "${WORK_DIR}/y.mtx"
     STDOUT "4 x 4.*7 stored, 7 expanded.*GFLOP/s.*GB/s.*max relative error 0.000e\\+00.*: ok")

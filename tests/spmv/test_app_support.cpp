@@ -1,0 +1,237 @@
+// The apps' shared support: output files that appear whole or not at all and write through links and devices,
+// the command-line parser's numbers and values, and run_app's exit codes.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fcntl.h>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <limits>
+#include <new>
+#include <sstream>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+#include "support/cli.hpp"
+#include "support/errors.hpp"
+#include "support/output_file.hpp"
+
+namespace {
+
+using dpt::app::output_file;
+
+// The message of the input_error that `body` throws, or "no error".
+std::string error_of(const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const dpt::app::input_error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// A fresh directory under the system's temporary directory, removed with everything in it at the end.
+struct scratch_directory {
+  std::string path;
+  scratch_directory() {
+    const char* base = std::getenv("TMPDIR");
+    std::string pattern = std::string(base && *base ? base : "/tmp") + "/dpt-test-XXXXXX";
+    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+    path = pattern;
+  }
+  ~scratch_directory() { std::system(("rm -rf '" + path + "'").c_str()); }
+  std::string operator/(const std::string& name) const { return path + "/" + name; }
+};
+
+std::string contents(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+mode_t type_of(const std::string& path) {  // of the path itself, not of what a link names; 0 if nothing is there
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 ? (st.st_mode & S_IFMT) : 0;
+}
+
+std::string link_target(const std::string& path) {
+  char buffer[4096];
+  const auto length = ::readlink(path.c_str(), buffer, sizeof buffer);
+  return length < 0 ? "" : std::string(buffer, static_cast<std::size_t>(length));
+}
+
+// The names in `directory`, sorted.
+std::vector<std::string> names_in(const std::string& directory) {
+  std::vector<std::string> names;
+  const auto listing = directory + "/.listing";
+  std::system(("ls -A '" + directory + "' > '" + listing + "'").c_str());
+  std::istringstream lines(contents(listing));
+  for (std::string name; std::getline(lines, name);) {
+    if (name != ".listing") names.push_back(name);
+  }
+  std::remove(listing.c_str());
+  return names;
+}
+
+void write_and_commit(const std::string& path, const std::string& text) {
+  output_file out(path);
+  out.stream() << text;
+  out.commit();
+}
+
+}  // namespace
+
+TEST_CASE("output_file: a regular file appears whole at commit, never in part", "[app_support]" DPT_BACKEND_TAG) {
+  scratch_directory dir;
+  SECTION("nothing before commit, the whole text after") {
+    write_text(dir / "y.txt", "old");
+    {
+      output_file out(dir / "y.txt");
+      out.stream() << "new text\n";
+      CHECK(contents(dir / "y.txt") == "old");
+      out.commit();
+    }
+    CHECK(contents(dir / "y.txt") == "new text\n");
+    CHECK(names_in(dir.path) == std::vector<std::string>{"y.txt"});
+  }
+  SECTION("a run that fails before commit leaves nothing behind") {
+    {
+      output_file out(dir / "y.txt");
+      out.stream() << "partial";
+    }
+    CHECK(names_in(dir.path).empty());
+  }
+  SECTION("two outputs to the same file in one run: the later commit wins, whole") {
+    output_file first(dir / "y.txt"), second(dir / "y.txt");
+    first.stream() << "first\n";
+    second.stream() << "the second, longer text\n";
+    first.commit();
+    second.commit();
+    CHECK(contents(dir / "y.txt") == "the second, longer text\n");
+    CHECK(names_in(dir.path) == std::vector<std::string>{"y.txt"});
+  }
+}
+
+TEST_CASE("output_file writes through symbolic links to the file they name", "[app_support]" DPT_BACKEND_TAG) {
+  scratch_directory dir;
+  SECTION("a link to an existing file keeps the link and replaces the file's contents") {
+    write_text(dir / "real.txt", "old");
+    REQUIRE(::symlink("real.txt", (dir / "link.mtx").c_str()) == 0);
+    write_and_commit(dir / "link.mtx", "y\n");
+    CHECK(type_of(dir / "link.mtx") == S_IFLNK);
+    CHECK(link_target(dir / "link.mtx") == "real.txt");
+    CHECK(contents(dir / "real.txt") == "y\n");
+    CHECK(names_in(dir.path) == std::vector<std::string>{"link.mtx", "real.txt"});
+  }
+  SECTION("a relative link from another directory, through a chain of links") {
+    REQUIRE(::mkdir((dir / "sub").c_str(), 0755) == 0);
+    write_text(dir / "real.txt", "old");
+    REQUIRE(::symlink("../real.txt", (dir / "sub/first").c_str()) == 0);
+    REQUIRE(::symlink("sub/first", (dir / "second").c_str()) == 0);
+    write_and_commit(dir / "second", "through two links\n");
+    CHECK(type_of(dir / "second") == S_IFLNK);
+    CHECK(type_of(dir / "sub/first") == S_IFLNK);
+    CHECK(contents(dir / "real.txt") == "through two links\n");
+  }
+  SECTION("a dangling link creates the file it names") {
+    REQUIRE(::symlink("new.txt", (dir / "link").c_str()) == 0);
+    write_and_commit(dir / "link", "created\n");
+    CHECK(type_of(dir / "link") == S_IFLNK);
+    CHECK(contents(dir / "new.txt") == "created\n");
+  }
+  SECTION("a link that fails before commit leaves its file alone") {
+    write_text(dir / "real.txt", "old");
+    REQUIRE(::symlink("real.txt", (dir / "link").c_str()) == 0);
+    {
+      output_file out(dir / "link");
+      out.stream() << "partial";
+    }
+    CHECK(contents(dir / "real.txt") == "old");
+    CHECK(names_in(dir.path) == std::vector<std::string>{"link", "real.txt"});
+  }
+  SECTION("a loop of links is an input error") {
+    REQUIRE(::symlink("b", (dir / "a").c_str()) == 0);
+    REQUIRE(::symlink("a", (dir / "b").c_str()) == 0);
+    CHECK_THAT(error_of([&] { output_file out(dir / "a"); }), Catch::StartsWith(dir / "a: "));
+  }
+}
+
+TEST_CASE("output_file writes what is not a regular file directly, at commit", "[app_support]" DPT_BACKEND_TAG) {
+  SECTION("/dev/null stays the null device") {
+    write_and_commit("/dev/null", "discarded\n");
+    CHECK(type_of("/dev/null") == S_IFCHR);
+  }
+  SECTION("/dev/full: the failed write is an error, and the device stays") {
+    output_file out("/dev/full");
+    out.stream() << "no room\n";
+    CHECK_THROWS_WITH(out.commit(), Catch::StartsWith("/dev/full: writing failed"));
+    CHECK(type_of("/dev/full") == S_IFCHR);
+  }
+  SECTION("a FIFO gets the text and stays a FIFO; nothing reaches it before commit") {
+    scratch_directory dir;
+    const auto fifo = dir / "fifo";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    // A non-blocking reader, so that the writer's open succeeds at once and the test cannot hang.
+    const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+    REQUIRE(reader >= 0);
+    {
+      output_file out(fifo);
+      out.stream() << "through the pipe\n";
+      char byte;
+      CHECK(::read(reader, &byte, 1) <= 0);  // no writer yet, no data
+      out.commit();
+    }
+    std::string got;
+    char buffer[256];
+    for (ssize_t n; (n = ::read(reader, buffer, sizeof buffer)) > 0;) got.append(buffer, static_cast<std::size_t>(n));
+    ::close(reader);
+    CHECK(got == "through the pipe\n");
+    CHECK(type_of(fifo) == S_IFIFO);
+    CHECK(names_in(dir.path) == std::vector<std::string>{"fifo"});
+  }
+  SECTION("a FIFO whose run fails before commit is never opened") {
+    scratch_directory dir;
+    const auto fifo = dir / "fifo";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    {
+      output_file out(fifo);  // with no reader, an open for writing would block here
+      out.stream() << "partial";
+    }
+    CHECK(type_of(fifo) == S_IFIFO);
+    CHECK(names_in(dir.path) == std::vector<std::string>{"fifo"});
+  }
+}
+
+TEST_CASE("output_file: a path that cannot be written is an input error before any work",
+          "[app_support]" DPT_BACKEND_TAG) {
+  scratch_directory dir;
+  SECTION("a directory") {
+    CHECK(error_of([&] { output_file out(dir.path); }) == dir.path + ": is a directory");
+    REQUIRE(::symlink(".", (dir / "here").c_str()) == 0);
+    CHECK(error_of([&] { output_file out(dir / "here"); }) == dir / "here: is a directory");
+  }
+  SECTION("a directory that does not exist") {
+    CHECK_THAT(error_of([&] { output_file out(dir / "missing/y.txt"); }),
+               Catch::StartsWith(dir / "missing/y.txt: ") && Catch::Contains("No such file or directory"));
+    REQUIRE(::symlink("missing/y.txt", (dir / "link").c_str()) == 0);
+    CHECK_THAT(error_of([&] { output_file out(dir / "link"); }), Catch::StartsWith(dir / "link: "));
+  }
+  SECTION("a file where a directory should be") {
+    write_text(dir / "file", "");
+    CHECK_THAT(error_of([&] { output_file out(dir / "file/y.txt"); }), Catch::Contains("Not a directory"));
+  }
+  SECTION("an empty path") {
+    CHECK(error_of([&] { output_file out(""); }) == "the output path is empty");
+  }
+}
