@@ -1,6 +1,7 @@
 #include "support/cli.hpp"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 
 namespace dpt::app {
@@ -68,9 +69,8 @@ long long parse_int(const std::string& token, const std::string& what) {
   errno = 0;
   char* end = nullptr;
   const long long value = std::strtoll(token.c_str(), &end, 10);
-  if (token.empty() || *end != '\0' || errno == ERANGE) {
-    throw input_error(what + ": '" + token + "' is not an integer");
-  }
+  if (token.empty() || *end != '\0') throw input_error(what + ": '" + token + "' is not an integer");
+  if (errno == ERANGE) throw input_error(what + ": '" + token + "' is out of range");
   return value;
 }
 
@@ -78,8 +78,11 @@ double parse_double(const std::string& token, const std::string& what) {
   errno = 0;
   char* end = nullptr;
   const double value = std::strtod(token.c_str(), &end);
-  if (token.empty() || *end != '\0' || errno == ERANGE) {
-    throw input_error(what + ": '" + token + "' is not a number");
+  if (token.empty() || *end != '\0') throw input_error(what + ": '" + token + "' is not a number");
+  // strtod reports ERANGE both for overflow, returning ±HUGE_VAL, and for underflow, returning a subnormal or
+  // zero: only overflow loses the value (1e-310 is a subnormal double, 1e-400 rounds to 0, as it should)
+  if (errno == ERANGE && (value == HUGE_VAL || value == -HUGE_VAL)) {
+    throw input_error(what + ": '" + token + "' is out of range");
   }
   return value;
 }

@@ -31,7 +31,8 @@ class cli {
   std::vector<std::string> positionals_;
 };
 
-// Parses a whole token as a number, or throws input_error naming `what`.
+// Parses a whole token as a number, or throws input_error naming `what`. A number too large for the type is out
+// of range; a double too small to be normal is kept (a subnormal, or 0), as strtod rounds it.
 long long parse_int(const std::string& token, const std::string& what);
 double parse_double(const std::string& token, const std::string& what);
 

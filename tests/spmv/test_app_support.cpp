@@ -235,3 +235,31 @@ TEST_CASE("output_file: a path that cannot be written is an input error before a
     CHECK(error_of([&] { output_file out(""); }) == "the output path is empty");
   }
 }
+
+TEST_CASE("cli numbers: underflow is a value, overflow an error", "[app_support]" DPT_BACKEND_TAG) {
+  using dpt::app::parse_double;
+  using dpt::app::parse_int;
+  SECTION("subnormal and underflowing doubles are accepted") {
+    const double tiny = parse_double("1e-310", "--range HI");
+    CHECK(tiny > 0);
+    CHECK(tiny < DBL_MIN);
+    CHECK(parse_double("-4.9e-324", "x") == -std::numeric_limits<double>::denorm_min());
+    CHECK(parse_double("1e-400", "x") == 0);  // below every subnormal: rounds to zero, as strtod says
+    CHECK(parse_double("2.2250738585072014e-308", "x") == DBL_MIN);
+  }
+  SECTION("overflowing doubles are out of range") {
+    CHECK(error_of([] { parse_double("1e999", "--radius"); }) == "--radius: '1e999' is out of range");
+    CHECK(error_of([] { parse_double("-1e999", "x"); }) == "x: '-1e999' is out of range");
+    CHECK(parse_double("1.7976931348623157e308", "x") == DBL_MAX);
+  }
+  SECTION("what is not a number stays an error") {
+    CHECK(error_of([] { parse_double("", "x"); }) == "x: '' is not a number");
+    CHECK(error_of([] { parse_double("1e", "x"); }) == "x: '1e' is not a number");
+    CHECK(error_of([] { parse_double("abc", "x"); }) == "x: 'abc' is not a number");
+  }
+  SECTION("integers") {
+    CHECK(parse_int("-9223372036854775808", "n") == std::numeric_limits<long long>::min());
+    CHECK(error_of([] { parse_int("9223372036854775808", "--n"); }) == "--n: '9223372036854775808' is out of range");
+    CHECK(error_of([] { parse_int("1.5", "--n"); }) == "--n: '1.5' is not an integer");
+  }
+}
