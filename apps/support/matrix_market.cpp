@@ -166,12 +166,21 @@ double parse_real(std::string_view token, const line_reader& lines) {
 
 double parse_number(std::string_view token, field value_field, const line_reader& lines);
 
+// Whether `value` becomes infinite in the caller's storage type. For float's largest value that is the
+// conversion the caller will make: a value above FLT_MAX that rounds to it (3.40282347e+38, FLT_MAX printed with
+// 9 digits) is a float; one at or beyond the midpoint to 2^128 rounds to infinity. Any other `largest` is a
+// plain bound on the magnitude (a double's never binds: values are finite doubles already).
+bool overflows(double value, const storage& type) {
+  if (type.largest == static_cast<double>(std::numeric_limits<float>::max())) {
+    return std::isinf(static_cast<float>(value));
+  }
+  return std::fabs(value) > type.largest;
+}
+
 // A value of the file's field that the caller's storage type can hold.
 double parse_value(std::string_view token, field value_field, const storage& type, const line_reader& lines) {
   const double value = parse_number(token, value_field, lines);
-  if (std::fabs(value) > type.largest) {
-    throw lines.error("value " + quote(token) + " overflows a " + type.name);
-  }
+  if (overflows(value, type)) throw lines.error("value " + quote(token) + " overflows a " + type.name);
   return value;
 }
 

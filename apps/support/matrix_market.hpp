@@ -52,8 +52,10 @@ struct coo_matrix {
   std::int64_t stored_entries() const { return static_cast<std::int64_t>(values.size()); }
 };
 
-// The type the caller will store values in. Values are parsed as doubles; one beyond the type's largest
-// finite value (a float's, say) is an error on its line rather than an infinity later.
+// The type the caller will store values in. Values are parsed as doubles; one that would become infinite in the
+// type is an error on its line rather than an infinity later. With float's largest value, that is a value that
+// static_cast<float> makes infinite (3.40282347e+38 rounds to FLT_MAX and is accepted); with any other, a value
+// whose magnitude exceeds `largest`.
 struct storage {
   double largest;
   const char* name;  // in the error message: "value '1e39' overflows a NAME"

@@ -133,6 +133,10 @@ run(EXPECT 2 ARGS "${WORK_DIR}/lecture.mtx" --bogus STDERR "unknown option --bog
 run(EXPECT 2 ARGS STDERR "expected one MATRIX.mtx argument")
 run(EXPECT 0 ARGS --help STDOUT "usage: dpt-spmv MATRIX.mtx")
 
+# Float's largest value, as printed with 9 digits, is a float.
+file(WRITE "${WORK_DIR}/flt_max.mtx" "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 3.40282347e+38\n")
+run(EXPECT 0 ARGS "${WORK_DIR}/flt_max.mtx" --precision float --repeat 1 STDOUT "1 x 1")
+
 # Output paths: a directory or a missing directory is bad input; links are written through,
 # devices directly, and a device that cannot take the data is an error.
 run(EXPECT 2 ARGS "${WORK_DIR}/lecture.mtx" --out "${WORK_DIR}" STDERR "app_dpt_spmv: is a directory")

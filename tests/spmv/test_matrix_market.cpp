@@ -159,6 +159,22 @@ TEST_CASE("Matrix Market values beyond the caller's storage type are an error on
     const char* text = "%%MatrixMarket matrix array real general\n1 1\n3.4028234663852886e38\n";
     CHECK(parse_vector(text, "x.mtx", 1, as_float) == std::vector<double>{3.4028234663852886e38});
   }
+  SECTION("values above float's largest that round to it are accepted; those that round to infinity are not") {
+    // FLT_MAX printed with 9 digits (FLT_DECIMAL_DIG) is above FLT_MAX as a double, and so is everything below
+    // the midpoint 2^128 - 2^103 between FLT_MAX and the next power of two; the midpoint rounds to infinity
+    // (ties to even).
+    const char* text =
+        "%%MatrixMarket matrix array real general\n3 1\n3.40282347e+38\n-3.40282347E38\n"
+        "3.4028235677973362e38\n";
+    const auto v = parse_vector(text, "x.mtx", 3, as_float);
+    CHECK(static_cast<float>(v[0]) == std::numeric_limits<float>::max());
+    CHECK(static_cast<float>(v[1]) == -std::numeric_limits<float>::max());
+    CHECK(static_cast<float>(v[2]) == std::numeric_limits<float>::max());
+    CHECK(error_of([&] {
+            parse_matrix("%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 3.4028235677973366e38\n", "a.mtx",
+                         as_float);
+          }) == "a.mtx:3: value '3.4028235677973366e38' overflows a float");
+  }
 }
 
 TEST_CASE("Matrix Market files are read as stored", "[spmv][matrix_market]" DPT_BACKEND_TAG) {
