@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <stdexcept>
 #include <string>
 
@@ -36,6 +37,12 @@ int run_app(const char* program, Body&& body) {
     return 2;
   } catch (const check_failure& e) {
     std::fprintf(stderr, "%s: check failed: %s\n", program, e.what());
+    return 1;
+  } catch (const std::bad_alloc&) {
+    // An allocation failed (Thrust's device allocations throw a std::bad_alloc too). Exit status 1, not 2: the
+    // input was well formed, it only needs more memory than this machine or device has; the same command may
+    // succeed elsewhere. The readers reject sizes that no allocation could ever satisfy as bad input (exit 2).
+    std::fprintf(stderr, "%s: error: not enough memory for this input (an allocation failed)\n", program);
     return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: error: %s\n", program, e.what());

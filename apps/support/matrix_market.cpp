@@ -125,11 +125,15 @@ std::int64_t parse_integer(std::string_view token, const line_reader& lines, con
   return value;
 }
 
-// A size on the size line: a non-negative integer.
+// A size on the size line: a non-negative integer no larger than largest_size.
 std::int64_t parse_size(std::string_view token, const line_reader& lines, const char* what) {
   if (token.empty()) throw lines.error(std::string("size line: missing ") + what);
   const auto value = parse_integer(token, lines, what);
   if (value < 0) throw lines.error(std::string(what) + " " + quote(token) + " is negative");
+  if (value > largest_size) {
+    throw lines.error(std::string(what) + " " + quote(token) + " is too large (at most " +
+                      std::to_string(largest_size) + "; no array of that many 64-bit indices can exist)");
+  }
   return value;
 }
 

@@ -12,7 +12,7 @@
 // files are rejected with a clear message. Every error is an app::input_error "FILE:LINE: what is wrong":
 // bad header, bad size line, too few or too many entries, an index that is 0 or out of range, a token that is
 // not a number, trailing tokens, values that are NaN, infinite or overflow a double (or the caller's storage
-// type). CRLF line ends, blank lines and % comments anywhere are accepted.
+// type), sizes beyond largest_size. CRLF line ends, blank lines and % comments anywhere are accepted.
 //
 // The reader keeps the entries as stored: symmetric files keep one triangle, duplicates stay duplicates.
 // (The format stores the lower triangle of a symmetric matrix; an entry above the diagonal is accepted and
@@ -24,6 +24,7 @@
 // target (tests/fuzz) compiles them alone with clang.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <ostream>
@@ -62,6 +63,13 @@ struct storage {
 };
 inline constexpr storage as_double{std::numeric_limits<double>::max(), "double"};
 inline constexpr storage as_float{std::numeric_limits<float>::max(), "float"};
+
+// The largest row, column or entry count a size line may declare: one less than the most 64-bit elements a
+// std::vector can hold (PTRDIFF_MAX / 8), so that the rows + 1 row offsets of a CSR matrix, its indices and
+// x and y can all be sized, in either index type dpt-spmv uses (int32 or int64). A larger count is an error on
+// the size line. A count within it may still be more than memory holds: run_app reports that as "not enough
+// memory".
+inline constexpr std::int64_t largest_size = std::numeric_limits<std::ptrdiff_t>::max() / 8 - 1;
 
 // Parses the text of a coordinate file. `file_name` is used in error messages only.
 coo_matrix parse_matrix(std::string_view text, const std::string& file_name, const storage& type = as_double);

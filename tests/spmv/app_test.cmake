@@ -133,6 +133,13 @@ run(EXPECT 2 ARGS "${WORK_DIR}/lecture.mtx" --bogus STDERR "unknown option --bog
 run(EXPECT 2 ARGS STDERR "expected one MATRIX.mtx argument")
 run(EXPECT 0 ARGS --help STDOUT "usage: dpt-spmv MATRIX.mtx")
 
+# Sizes beyond any CSR array are an error on the size line, before anything is allocated.
+file(WRITE "${WORK_DIR}/vast.mtx" "%%MatrixMarket matrix coordinate real general\n"
+     "9223372036854775807 9223372036854775807 0\n")
+run(EXPECT 2 ARGS "${WORK_DIR}/vast.mtx" --out "${WORK_DIR}/y_vast.mtx"
+    STDERR "vast.mtx:2: row count '9223372036854775807' is too large")
+expect_no_output("${WORK_DIR}/y_vast.mtx")
+
 # Float's largest value, as printed with 9 digits, is a float.
 file(WRITE "${WORK_DIR}/flt_max.mtx" "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 3.40282347e+38\n")
 run(EXPECT 0 ARGS "${WORK_DIR}/flt_max.mtx" --precision float --repeat 1 STDOUT "1 x 1")

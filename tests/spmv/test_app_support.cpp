@@ -263,3 +263,36 @@ TEST_CASE("cli numbers: underflow is a value, overflow an error", "[app_support]
     CHECK(error_of([] { parse_int("1.5", "--n"); }) == "--n: '1.5' is not an integer");
   }
 }
+
+namespace {
+
+// What run_app prints on stderr and returns for `body`.
+std::pair<std::string, int> run_app_capturing(const std::function<int()>& body) {
+  scratch_directory dir;
+  const auto path = dir / "stderr";
+  std::fflush(stderr);
+  const int saved = ::dup(2);
+  const int file = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ::dup2(file, 2);
+  ::close(file);
+  const int status = dpt::app::run_app("dpt-test", body);
+  std::fflush(stderr);
+  ::dup2(saved, 2);
+  ::close(saved);
+  return {contents(path), status};
+}
+
+}  // namespace
+
+TEST_CASE("run_app: exit codes and one-line messages", "[app_support]" DPT_BACKEND_TAG) {
+  CHECK(run_app_capturing([] { return 0; }) == std::pair<std::string, int>{"", 0});
+  CHECK(run_app_capturing([]() -> int { throw dpt::app::file_error("a.mtx", 3, "bad"); }) ==
+        std::pair<std::string, int>{"dpt-test: error: a.mtx:3: bad\n", 2});
+  CHECK(run_app_capturing([]() -> int { throw dpt::app::check_failure("y is wrong"); }) ==
+        std::pair<std::string, int>{"dpt-test: check failed: y is wrong\n", 1});
+  const auto [message, status] = run_app_capturing([]() -> int { throw std::bad_alloc(); });
+  CHECK(status == 1);
+  CHECK_THAT(message, Catch::StartsWith("dpt-test: error: not enough memory"));
+  CHECK_THAT(message, !Catch::Contains("std::bad_alloc"));
+  CHECK(std::count(message.begin(), message.end(), '\n') == 1);
+}

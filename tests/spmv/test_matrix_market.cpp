@@ -67,6 +67,14 @@ TEST_CASE("Matrix Market matrices: every malformed file is an error naming file 
       {"negative size", "%%MatrixMarket matrix coordinate real general\n-3 3 0\n", 2, "is negative"},
       {"size out of range", "%%MatrixMarket matrix coordinate real general\n99999999999999999999 3 0\n", 2,
        "out of range"},
+      {"row count beyond any CSR array",
+       "%%MatrixMarket matrix coordinate real general\n9223372036854775807 9223372036854775807 0\n", 2,
+       "row count '9223372036854775807' is too large"},
+      {"column count beyond any CSR array", "%%MatrixMarket matrix coordinate real general\n3 1152921504606846975 0\n",
+       2, "column count '1152921504606846975' is too large (at most 1152921504606846974"},
+      {"entry count beyond any CSR array",
+       "%%MatrixMarket matrix coordinate pattern general\n3 3 4611686018427387904\n", 2,
+       "entry count '4611686018427387904' is too large"},
       {"non-square symmetric", "%%MatrixMarket matrix coordinate real symmetric\n3 4 0\n", 2, "must be square"},
       {"too few entries", "%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 1\n2 2 2\n", 4,
        "ends after 2 of the 3 entries declared on line 2"},
@@ -135,6 +143,8 @@ TEST_CASE("Matrix Market vectors: every malformed file is an error naming file a
        "unexpected '2' after the value"},
       {"value not a number", "%%MatrixMarket matrix array real general\n4 1\n1\n2\n--3\n4\n", 5, "not a number"},
       {"NaN value", "%%MatrixMarket matrix array real general\n4 1\n1\n2\n3\nNaN\n", 6, "not finite"},
+      {"length beyond any vector", "%%MatrixMarket matrix array real general\n2305843009213693952 1\n1\n", 2,
+       "row count '2305843009213693952' is too large"},
   }));
   INFO(bad.what);
   const auto message = error_of([&] { parse_vector(bad.text, "x.mtx", 4); });
