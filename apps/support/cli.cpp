@@ -28,6 +28,8 @@ cli::cli(int argc, char* argv[], const std::set<std::string>& options, const std
         if (i + 1 >= argc) throw input_error("option --" + name + " needs a value");
         value = argv[++i];
       }
+      // `--out=` or `--out ""` is a mistake, never a request to do without the option
+      if (value.empty()) throw input_error("option --" + name + " needs a value");
       values_[name] = value;
     } else {
       throw input_error("unknown option --" + name + " (try --help)");

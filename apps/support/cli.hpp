@@ -1,5 +1,5 @@
 // A small command-line parser for the dpt apps: `--name value`, `--name=value`, `--flag` and positionals.
-// Unknown options, missing values and malformed numbers are input_errors, so they exit with status 2.
+// Unknown options, missing or empty values and malformed numbers are input_errors, so they exit with status 2.
 #pragma once
 
 #include <map>

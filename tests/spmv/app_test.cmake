@@ -144,8 +144,9 @@ expect_no_output("${WORK_DIR}/y_vast.mtx")
 file(WRITE "${WORK_DIR}/flt_max.mtx" "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 3.40282347e+38\n")
 run(EXPECT 0 ARGS "${WORK_DIR}/flt_max.mtx" --precision float --repeat 1 STDOUT "1 x 1")
 
-# Output paths: a directory or a missing directory is bad input; links are written through,
+# Output paths: an empty value, a directory or a missing directory is bad input; links are written through,
 # devices directly, and a device that cannot take the data is an error.
+run(EXPECT 2 ARGS "${WORK_DIR}/lecture.mtx" --out= STDERR "option --out needs a value")
 run(EXPECT 2 ARGS "${WORK_DIR}/lecture.mtx" --out "${WORK_DIR}" STDERR "app_dpt_spmv: is a directory")
 run(EXPECT 2 ARGS "${WORK_DIR}/lecture.mtx" --out "${WORK_DIR}/missing/y.mtx" STDERR "missing/y.mtx: .*directory")
 file(WRITE "${WORK_DIR}/real.txt" "old")

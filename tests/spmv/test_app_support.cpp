@@ -296,3 +296,26 @@ TEST_CASE("run_app: exit codes and one-line messages", "[app_support]" DPT_BACKE
   CHECK_THAT(message, !Catch::Contains("std::bad_alloc"));
   CHECK(std::count(message.begin(), message.end(), '\n') == 1);
 }
+
+namespace {
+
+dpt::app::cli parse(std::vector<std::string> words) {
+  std::vector<char*> argv{const_cast<char*>("app")};
+  for (auto& w : words) argv.push_back(w.data());
+  return dpt::app::cli(static_cast<int>(argv.size()), argv.data(), {"out", "x", "range"}, {"check"});
+}
+
+}  // namespace
+
+TEST_CASE("cli: an option's value cannot be empty", "[app_support]" DPT_BACKEND_TAG) {
+  CHECK(error_of([] { parse({"--out="}); }) == "option --out needs a value");
+  CHECK(error_of([] { parse({"--x=", "a.mtx"}); }) == "option --x needs a value");
+  CHECK(error_of([] { parse({"--out", ""}); }) == "option --out needs a value");
+  CHECK(error_of([] { parse({"--out"}); }) == "option --out needs a value");
+  CHECK(error_of([] { parse({"--check="}); }) == "option --check takes no value");
+  const auto args = parse({"--out=y.mtx", "--x", "x.mtx", "--check", "a.mtx"});
+  CHECK(args.get_or("out", "") == "y.mtx");
+  CHECK(args.get_or("x", "") == "x.mtx");
+  CHECK(args.has("check"));
+  CHECK(args.positionals() == std::vector<std::string>{"a.mtx"});
+}
