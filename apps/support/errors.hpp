@@ -27,16 +27,26 @@ struct check_failure : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A message as the one line the contract promises: a control character (a newline in a file name, say)
+// becomes '?'.
+inline std::string one_line(const char* message) {
+  std::string line(message);
+  for (auto& c : line) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return line;
+}
+
 // Runs an app's body and maps what it throws to the exit-status contract above.
 template <class Body>
 int run_app(const char* program, Body&& body) {
   try {
     return body();
   } catch (const input_error& e) {
-    std::fprintf(stderr, "%s: error: %s\n", program, e.what());
+    std::fprintf(stderr, "%s: error: %s\n", program, one_line(e.what()).c_str());
     return 2;
   } catch (const check_failure& e) {
-    std::fprintf(stderr, "%s: check failed: %s\n", program, e.what());
+    std::fprintf(stderr, "%s: check failed: %s\n", program, one_line(e.what()).c_str());
     return 1;
   } catch (const std::bad_alloc&) {
     // An allocation failed (Thrust's device allocations throw a std::bad_alloc too). Exit status 1, not 2: the
@@ -45,7 +55,7 @@ int run_app(const char* program, Body&& body) {
     std::fprintf(stderr, "%s: error: not enough memory for this input (an allocation failed)\n", program);
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: error: %s\n", program, e.what());
+    std::fprintf(stderr, "%s: error: %s\n", program, one_line(e.what()).c_str());
     return 1;
   }
 }

@@ -398,6 +398,17 @@ std::string read_whole_file(const std::string& path) {
   return text;
 }
 
+// "% COMMENT\n", one line whatever the comment holds: a control character (a newline in a file name, say)
+// becomes '?', so it can neither end the comment early nor turn the rest into a line the reader parses.
+std::string comment_line(const std::string& comment) {
+  std::string line = "% ";
+  for (const char c : comment) {
+    const auto byte = static_cast<unsigned char>(c);
+    line += (byte < 0x20 || byte == 0x7f) ? '?' : c;
+  }
+  return line + "\n";
+}
+
 void append_number(std::string& out, double value) {
   char buffer[32];
   const int length = std::snprintf(buffer, sizeof buffer, "%.17g", value);
@@ -416,7 +427,7 @@ std::vector<double> read_vector(const std::string& path, std::int64_t expected_l
 
 void write_vector(std::ostream& out, const double* values, std::size_t n, const std::string& comment) {
   std::string text = "%%MatrixMarket matrix array real general\n";
-  if (!comment.empty()) text += "% " + comment + "\n";
+  if (!comment.empty()) text += comment_line(comment);
   text += std::to_string(n) + " 1\n";
   for (std::size_t i = 0; i < n; ++i) {
     if (!std::isfinite(values[i])) {
@@ -430,7 +441,7 @@ void write_vector(std::ostream& out, const double* values, std::size_t n, const 
 
 void write_matrix(std::ostream& out, const coo_matrix& m, const std::string& comment) {
   std::string text = std::string("%%MatrixMarket matrix coordinate ") + name(m.value_field) + " " + name(m.kind) + "\n";
-  if (!comment.empty()) text += "% " + comment + "\n";
+  if (!comment.empty()) text += comment_line(comment);
   text += std::to_string(m.rows) + " " + std::to_string(m.cols) + " " + std::to_string(m.stored_entries()) + "\n";
   for (std::size_t k = 0; k < m.values.size(); ++k) {
     text += std::to_string(m.row_indices[k] + 1) + " " + std::to_string(m.column_indices[k] + 1);

@@ -86,6 +86,7 @@ std::vector<double> read_vector(const std::string& path, std::int64_t expected_l
 
 // Writes a dense vector as `matrix array real general`, one value per line with 17 significant digits (enough
 // for every double to read back exactly). NaN and infinity have no Matrix Market spelling: std::domain_error.
+// A comment is written as one % line, its control characters (a newline in a file name) replaced by '?'.
 void write_vector(std::ostream& out, const double* values, std::size_t n, const std::string& comment = "");
 
 // Writes a coordinate matrix with the header its field and symmetry say, 1-based, 17 significant digits.

@@ -295,6 +295,8 @@ TEST_CASE("run_app: exit codes and one-line messages", "[app_support]" DPT_BACKE
   CHECK_THAT(message, Catch::StartsWith("dpt-test: error: not enough memory"));
   CHECK_THAT(message, !Catch::Contains("std::bad_alloc"));
   CHECK(std::count(message.begin(), message.end(), '\n') == 1);
+  CHECK(run_app_capturing([]() -> int { throw dpt::app::file_error("new\nline.mtx", 3, "bad\r"); }) ==
+        std::pair<std::string, int>{"dpt-test: error: new?line.mtx:3: bad?\n", 2});
 }
 
 namespace {

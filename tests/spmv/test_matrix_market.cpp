@@ -274,6 +274,20 @@ TEST_CASE("Matrix Market output reads back exactly", "[spmv][matrix_market]" DPT
     CHECK(back.column_indices == m.column_indices);
     CHECK(back.values == m.values);
   }
+  SECTION("a comment with control characters stays one comment line") {
+    const std::vector<double> values{6, 4};
+    std::ostringstream out;
+    dpt::mtx::write_vector(out, values.data(), values.size(), "y for new\nline.mtx\r\x7f\t\xc3\xa9");
+    CHECK(out.str() == "%%MatrixMarket matrix array real general\n% y for new?line.mtx???\xc3\xa9\n2 1\n6\n4\n");
+    CHECK(parse_vector(out.str(), "written") == values);
+    dpt::mtx::coo_matrix m;
+    m.rows = m.cols = 1;
+    m.row_indices = m.column_indices = {0};
+    m.values = {2};
+    std::ostringstream matrix_out;
+    dpt::mtx::write_matrix(matrix_out, m, "from\n2 2 2");
+    CHECK(parse_matrix(matrix_out.str(), "written").values == m.values);
+  }
   SECTION("non-finite values are refused, not written") {
     const std::vector<double> values{1, std::nan("")};
     std::ostringstream out;
