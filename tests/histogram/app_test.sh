@@ -73,23 +73,31 @@ expect_counts "generated, every method" "$(tr '\n' ' ' <"$work/zipf.txt" | sed '
 rm -f "$work/zipf.txt"
 "$app" --help >/dev/null || fail "--help exits $?"
 
-# All outputs or none: an output that cannot be renamed into place (a folder has its name) fails the run, and the
-# other output, even one committed before it, is not left behind.
+# All outputs or none. An output path that is a folder is refused before anything is computed; an output that
+# fails as it is written (/dev/full, written straight through at commit) takes the other one back with it, even
+# one committed before it.
 mkdir "$work/folder"
 for failing in --out --png; do
-  if [[ $failing == --out ]]; then
-    paths=("$work/folder" "$work/histogram.png")
-  else
-    paths=("$work/counts.txt" "$work/folder")
-  fi
-  "$app" --input "$data/tenths.txt" --bins 10 --range 0:1 --out "${paths[0]}" --png "${paths[1]}" >/dev/null \
-    2>"$work/stderr"
-  status=$?
-  ((status != 0)) || fail "$failing on a folder: exit status 0"
-  grep -qF "folder: writing failed" "$work/stderr" || fail "$failing on a folder: stderr $(cat "$work/stderr")"
-  left=$(compgen -G "$work/counts.txt*"; compgen -G "$work/histogram.png*"; compgen -G "$work/folder.*")
-  [[ -z $left ]] || fail "$failing on a folder: left files behind: $left"
-  rm -f "$work"/counts.txt* "$work"/histogram.png* "$work"/folder.*
+  for target in "$work/folder" /dev/full; do
+    if [[ $failing == --out ]]; then
+      paths=("$target" "$work/histogram.png")
+    else
+      paths=("$work/counts.txt" "$target")
+    fi
+    "$app" --input "$data/tenths.txt" --bins 10 --range 0:1 --out "${paths[0]}" --png "${paths[1]}" >/dev/null \
+      2>"$work/stderr"
+    status=$?
+    if [[ $target == /dev/full ]]; then
+      ((status == 1)) || fail "$failing into $target: exit status $status, expected 1"
+      grep -qF "/dev/full: writing failed" "$work/stderr" || fail "$failing into $target: stderr $(cat "$work/stderr")"
+    else
+      ((status == 2)) || fail "$failing on a folder: exit status $status, expected 2"
+      grep -qF "folder: is a directory" "$work/stderr" || fail "$failing on a folder: stderr $(cat "$work/stderr")"
+    fi
+    left=$(compgen -G "$work/counts.txt*"; compgen -G "$work/histogram.png*"; compgen -G "$work/folder.*")
+    [[ -z $left ]] || fail "$failing into $target: left files behind: $left"
+    rm -f "$work"/counts.txt* "$work"/histogram.png* "$work"/folder.*
+  done
 done
 
 finish dpt-histogram
