@@ -37,6 +37,7 @@
 #include <cuda/std/cmath>
 #include <cuda/std/iterator>
 #include <cuda/std/limits>
+#include <cuda/std/type_traits>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -62,6 +63,18 @@ struct uniform_grid {
   ::cuda::std::array<int, Dim> cells{};
 
   DPT_HOST_DEVICE Real cell_size(int axis) const { return (upper[axis] - lower[axis]) / Real(cells[axis]); }
+
+  // The cell along `axis` that holds coordinate x: the floor of t = (x − lower) / (upper − lower) · cells,
+  // computed in Real and clamped into [0, cells − 1], so the upper edge (and, when clamping, anything beyond
+  // the box) falls into the nearest cell and no rounding can give a cell outside the grid; a NaN t, which a
+  // valid grid and a finite x never give, lands in cell 0. Each step rounds monotonically, so the cell never
+  // decreases as x grows (the neighbour query relies on that).
+  DPT_HOST_DEVICE int cell_index(int axis, Real x) const {
+    const Real t = (x - lower[axis]) / (upper[axis] - lower[axis]) * Real(cells[axis]);
+    if (!(t > Real(0))) return 0;
+    if (t >= Real(cells[axis] - 1)) return cells[axis] - 1;
+    return static_cast<int>(t);
+  }
 
   std::int64_t cell_count() const {
     std::int64_t count = 1;
@@ -104,15 +117,25 @@ DPT_HOST_DEVICE constexpr Cell no_cell() {
   return ::cuda::std::numeric_limits<Cell>::max();
 }
 
+// The name of a coordinate type, for error messages.
+template <class Real>
+const char* real_name() {
+  if (::cuda::std::is_same<Real, float>::value) return "float";
+  if (::cuda::std::is_same<Real, double>::value) return "double";
+  return "its coordinate type";
+}
+
 template <int Dim, class Real>
 std::string show_box(const uniform_grid<Dim, Real>& grid) {
   std::ostringstream os;
+  os.precision(::cuda::std::numeric_limits<Real>::max_digits10);
   for (int a = 0; a < Dim; ++a) os << (a ? " x " : "") << '[' << grid.lower[a] << ", " << grid.upper[a] << ']';
   return os.str();
 }
 
-// Throws std::invalid_argument unless the grid has at least one cell per axis, a finite box of positive width,
-// and fewer cells than Cell can number (one value is reserved for "no cell").
+// Throws std::invalid_argument unless the grid has at least one cell per axis, a finite box of positive width
+// whose width upper − lower is finite in Real too, and fewer cells than Cell can number (one value is reserved
+// for "no cell").
 template <class Cell, int Dim, class Real>
 void validate_grid(const uniform_grid<Dim, Real>& grid) {
   static_assert(::cuda::std::numeric_limits<Cell>::is_integer, "cell ids must be integers");
@@ -122,6 +145,10 @@ void validate_grid(const uniform_grid<Dim, Real>& grid) {
     if (!(::cuda::std::isfinite(grid.lower[a]) && ::cuda::std::isfinite(grid.upper[a]) &&
           grid.lower[a] < grid.upper[a])) {
       throw std::invalid_argument("grid: the domain " + show_box(grid) + " must be finite with lower < upper");
+    }
+    if (!::cuda::std::isfinite(grid.upper[a] - grid.lower[a])) {
+      throw std::invalid_argument("grid: the domain " + show_box(grid) + " is too wide: upper - lower along " +
+                                  "xyz"[a] + " overflows " + real_name<Real>());
     }
     cells *= grid.cells[a];
   }
@@ -148,10 +175,7 @@ struct particle_cell {
       if (!::cuda::std::isfinite(x)) return detail::no_cell<Cell>();
       const bool inside = grid.lower[a] <= x && x <= grid.upper[a];
       if (!inside && outside == out_of_domain::error) return detail::no_cell<Cell>();
-      const Real t = (x - grid.lower[a]) / (grid.upper[a] - grid.lower[a]) * Real(grid.cells[a]);
-      // t == cells only on the upper edge (or by rounding just below it): that is the last cell
-      const int k = t <= Real(0) ? 0 : t >= Real(grid.cells[a] - 1) ? grid.cells[a] - 1 : static_cast<int>(t);
-      cell += static_cast<Cell>(k) * stride;
+      cell += static_cast<Cell>(grid.cell_index(a, x)) * stride;
       stride *= static_cast<Cell>(grid.cells[a]);
     }
     return cell;
@@ -178,6 +202,7 @@ void throw_if_without_cell(const thrust::detail::execution_policy_base<DerivedPo
   const auto particle = static_cast<std::ptrdiff_t>(first_bad - cells);
   if (particle == n) return;
   std::ostringstream os;
+  os.precision(::cuda::std::numeric_limits<Real>::max_digits10);
   bool finite = true;
   os << "particle " << particle << " at (";
   for (int a = 0; a < Dim; ++a) {

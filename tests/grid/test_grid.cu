@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <random>
 #include <stdexcept>
 #include <thrust/device_vector.h>
 #include <vector>
@@ -135,6 +136,23 @@ std::vector<int> cells_of(int layout) {
   return Dim == 2 ? shapes2[layout] : shapes3[layout];
 }
 
+// A grid of 1 to 7 cells per axis over a box with awkward bounds (no multiples of its cell side), sometimes
+// far from the origin compared with its width, where coordinates are coarse.
+template <int Dim, class Real>
+dpt::uniform_grid<Dim, Real> awkward_grid(std::mt19937_64& rng) {
+  dpt::uniform_grid<Dim, Real> grid;
+  for (int a = 0; a < Dim; ++a) {
+    const double width = std::uniform_real_distribution<double>(0.01, 5)(rng) *
+                         std::pow(10.0, std::uniform_int_distribution<int>(-3, 3)(rng));
+    const double offset = rng() % 4 == 0 ? 1e4 : 1;
+    const double lower = std::uniform_real_distribution<double>(-3, 3)(rng) * width * offset;
+    grid.lower[a] = static_cast<Real>(lower);
+    grid.upper[a] = static_cast<Real>(lower + width);
+    grid.cells[a] = std::uniform_int_distribution<int>(1, 7)(rng);
+  }
+  return grid;
+}
+
 }  // namespace
 
 TEST_CASE("build_grid reproduces the worked example", "[grid]" DPT_BACKEND_TAG) {
@@ -206,6 +224,32 @@ TEST_CASE("particles exactly on cell edges and the domain's upper edge", "[grid]
   // an edge belongs to the cell above it; the upper edge of the domain to the last cell
   CHECK(built.lists() == dpt::test::reference_lists({0, 5, 14, 3, 15, 11}, 16));
   check_neighbors(grid, p, 1.0);
+}
+
+TEMPLATE_TEST_CASE("cell_index keeps any coordinate in the grid and never decreases as it grows",
+                   "[grid]" DPT_BACKEND_TAG, float, double) {
+  using limits = std::numeric_limits<TestType>;
+  std::mt19937_64 rng(99);
+  for (int trial = 0; trial < 200; ++trial) {
+    const auto grid = awkward_grid<2, TestType>(rng);
+    CAPTURE(trial, grid.lower[0], grid.upper[0], grid.cells[0]);
+    std::vector<TestType> xs = {-limits::infinity(), -limits::max(), limits::max(), limits::infinity()};
+    for (int k = 0; k <= grid.cells[0]; ++k) {
+      TestType x = grid.lower[0] + TestType(k) * grid.cell_size(0);
+      for (int i = 0; i < 4; ++i) x = std::nextafter(x, -limits::infinity());
+      for (int i = 0; i < 8; ++i) xs.push_back(x = std::nextafter(x, limits::infinity()));
+    }
+    std::sort(xs.begin(), xs.end());
+    int previous = 0;
+    for (const TestType x : xs) {
+      const int cell = grid.cell_index(0, x);
+      GRID_EXPECT(previous <= cell && cell < grid.cells[0], x);
+      previous = cell;
+    }
+    CHECK(grid.cell_index(0, grid.upper[0]) == grid.cells[0] - 1);  // the upper edge is the last cell's
+  }
+  // a NaN gets no cell from the map step; cell_index alone still gives one inside the grid
+  CHECK(dpt::test::unit_grid<2, TestType>({4, 4}).cell_index(1, limits::quiet_NaN()) == 0);
 }
 
 TEST_CASE("bad positions are reported with the first offending particle", "[grid][errors]" DPT_BACKEND_TAG) {
@@ -304,6 +348,17 @@ TEST_CASE("bad grids and radii are rejected before any work", "[grid][errors]" D
     if (which == 2) bad.upper[1] = -1;
     if (which == 3) bad.lower[0] = std::numeric_limits<double>::quiet_NaN();
     CHECK_THROWS_AS(run_build_grid(bad, p), std::invalid_argument);
+  }
+  SECTION("a box whose width upper - lower overflows its number type") {
+    dpt::uniform_grid<2, double> wide{{-1e308, 0}, {1e308, 1}, {2, 2}};
+    host_particles<2, double> ends;
+    ends.axis[0] = {-1e308, 1e308};
+    ends.axis[1] = {0, 1};
+    CHECK_THROWS_WITH(run_build_grid(wide, ends),
+                      Catch::Contains("is too wide: upper - lower along x overflows double"));
+    const dpt::uniform_grid<3, float> wide_f{{0, 0, -2e38f}, {1, 1, 2e38f}, {2, 2, 2}};
+    CHECK_THROWS_WITH(run_build_grid(wide_f, dpt::test::random_particles<3, float>(5, 1)),
+                      Catch::Contains("along z overflows float"));
   }
   SECTION("more cells than the cell id type can number") {
     const auto huge = dpt::test::unit_grid<3, double>({2000, 2000, 2000});
