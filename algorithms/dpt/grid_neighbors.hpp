@@ -1,8 +1,8 @@
 // dpt/grid_neighbors.hpp — every particle's neighbours within radius R, found through the grid.
 //
-// The grid exists for this query: the particles within distance R of p lie in p's cell or the cells around it
-// (3×3 in 2-D, 3×3×3 in 3-D) as long as no cell is narrower than R. One task per particle visits those cells
-// only, instead of all n particles.
+// The grid exists for this query: the particles within distance R of p lie in the cells that the box
+// p ± R overlaps, which is p's cell and the ones around it (3×3 in 2-D, 3×3×3 in 3-D) when no cell is narrower
+// than R. One task per particle visits those cells only, instead of all n particles.
 //
 //   particles (the 4×4 grid over [0,4]² of dpt/grid.hpp), R = 1:
 //     0:(2.5,1.5) 1:(0.5,0.5) 2:(3.5,3.5) 3:(2.2,1.8) 4:(0.7,3.2) 5:(1.2,0.4)
@@ -10,18 +10,31 @@
 //   neighbor lists  → offsets [0, 1, 2, 2, 3, 3, 4]  (exclusive scan of the counts, total last)
 //                     lists   [3, 5, 0, 1]           particle p's neighbours: lists[offsets[p] .. offsets[p+1])
 //
-// "Within R" means distance ≤ R, computed as Σ dx² ≤ R²; a particle is not its own neighbour. Results are in
-// input order. The lists need no atomics: count per particle, exclusive scan of the counts to give each
-// particle its own output range, then a second pass fills the ranges. Within a list, neighbours come in the
-// order the cells are visited.
+// "Within R" means distance ≤ R as within_radius computes it: in the coordinates' type Real, Σ (q_a − p_a)² ≤
+// R², every operation rounded once; a particle is not its own neighbour. Results are in input order. The lists
+// need no atomics: count per particle, exclusive scan of the counts to give each particle its own output range,
+// then a second pass fills the ranges. Within a list, neighbours come in the order the cells are visited.
 //
-// Errors (std::invalid_argument): R not finite or R ≤ 0; R larger than the cell size along some axis, because
-// a neighbour could then lie beyond the adjacent cells.
+// Which cells, exactly. A cell computed in Real can disagree with the exact one by rounding (a particle a few ulps
+// below an edge may land in the cell above it), so "the adjacent cells of p's cell" can miss a neighbour two cells
+// away. Instead, along each axis the query visits the cells from cell_index(p_a − reach) to cell_index(p_a + reach),
+// with reach = R · (1 + 4ε) (ε: Real's machine epsilon) and p_a ± reach rounded in Real. Why that misses nothing:
+// with u = ε/2 and R² a normal number, Σ d_a² ≤ R² in Real bounds every rounded |d_a| by R · (1 + 2u), hence the
+// exact |q_a − p_a| by R · (1 + 5u) < reach. Rounding to nearest never carries a value past a representable number
+// such as q_a, so p_a − reach rounds to at most q_a and p_a + reach to at least q_a; cell_index never decreases as
+// its argument grows (dpt/grid.hpp), so q's cell lies in the visited range. R need not be below the cell side for
+// that; the limit only keeps the range short: p's cell and its neighbours, 3 cells per axis, plus whatever rounding
+// adds at the ends.
+//
+// Errors (std::invalid_argument): R not finite or R ≤ 0; R larger than the cell size along some axis (the
+// query is meant to visit only the cells next to p's); R whose square overflows or is not a normal number in
+// Real (the argument above needs R² normal; with R² = ∞ every pair would be within R).
 #pragma once
 
 #include <cstddef>
 #include <cuda/std/cmath>
 #include <cuda/std/iterator>
+#include <cuda/std/limits>
 #include <sstream>
 #include <stdexcept>
 #include <thrust/fill.h>
@@ -38,70 +51,128 @@
 
 namespace dpt {
 
-// Throws std::invalid_argument unless 0 < radius ≤ every cell side (what the neighbour query needs).
+namespace detail {
+
+// a · b rounded once. nvcc fuses a * b + c into one fma by default, which rounds differently from a host loop;
+// its intrinsics are never fused. (Host compilers fuse only when told to target FMA hardware, e.g. -mfma.)
+template <class Real>
+DPT_HOST_DEVICE Real multiply_rn(Real a, Real b) {
+  return a * b;
+}
+
+DPT_HOST_DEVICE inline float multiply_rn(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
+DPT_HOST_DEVICE inline double multiply_rn(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
+// d_x² + d_y² (+ d_z²), d_a = q_a − p_a, in that order, every product rounded on its own.
+template <int Dim, class Real>
+DPT_HOST_DEVICE Real squared_distance(const Real (&p)[Dim], const Real (&q)[Dim]) {
+  Real sum = 0;
+  for (int a = 0; a < Dim; ++a) {
+    const Real d = q[a] - p[a];
+    sum += multiply_rn(d, d);
+  }
+  return sum;
+}
+
+}  // namespace detail
+
+// Whether q lies within distance `radius` of p, as every dpt neighbour query decides it: in Real, d_a = q_a −
+// p_a, then d_x² + d_y² (+ d_z²) summed in that order and compared with radius², every product rounded on its
+// own (never fused into an fma), so that a host loop calling this agrees with the query on any device. The
+// answer is the same for (p, q) as for (q, p).
+template <int Dim, class Real>
+DPT_HOST_DEVICE bool within_radius(const Real (&p)[Dim], const Real (&q)[Dim], Real radius) {
+  return detail::squared_distance(p, q) <= detail::multiply_rn(radius, radius);
+}
+
+// Throws std::invalid_argument unless 0 < radius ≤ every cell side and radius² is a finite normal number in
+// Real (what the neighbour query needs).
 template <int Dim, class Real>
 void validate_neighbor_radius(const uniform_grid<Dim, Real>& grid, Real radius) {
+  std::ostringstream os;
+  os.precision(::cuda::std::numeric_limits<Real>::max_digits10);
   if (!(::cuda::std::isfinite(radius) && radius > Real(0))) {
-    std::ostringstream os;
     os << "neighbour radius must be finite and > 0 (got " << radius << ")";
     throw std::invalid_argument(os.str());
   }
   for (int a = 0; a < Dim; ++a) {
     if (grid.cell_size(a) < radius) {
-      std::ostringstream os;
       os << "neighbour radius " << radius << " exceeds the cell size " << grid.cell_size(a) << " along axis "
-         << "xyz"[a] << ": neighbours could lie beyond the adjacent cells (use fewer cells or a smaller radius)";
+         << "xyz"[a] << ": the query visits only the cells next to a particle's own (use fewer cells or a smaller "
+         << "radius)";
       throw std::invalid_argument(os.str());
     }
+  }
+  const Real squared = radius * radius;
+  if (!::cuda::std::isfinite(squared)) {
+    os << "neighbour radius " << radius << " is too large: its square overflows " << detail::real_name<Real>();
+    throw std::invalid_argument(os.str());
+  }
+  if (squared < ::cuda::std::numeric_limits<Real>::min()) {
+    os << "neighbour radius " << radius << " is too small: its square underflows " << detail::real_name<Real>()
+       << " (the radius must be at least " << ::cuda::std::sqrt(::cuda::std::numeric_limits<Real>::min()) << ")";
+    throw std::invalid_argument(os.str());
   }
 }
 
 namespace detail {
 
 // Visits every other particle within distance R of the particle in sorted slot `slot`, looking only in the
-// cells adjacent to its own (its own included).
+// cells that its box ± reach overlaps (see the top of this file).
 template <int Dim, class Real, class CoordIt, class CellIt, class ParticleIt, class OffsetIt>
 struct neighbor_finder {
   uniform_grid<Dim, Real> grid;
   soa_positions<Dim, CoordIt> positions;
   sorted_grid<CellIt, ParticleIt, OffsetIt> sorted;
-  Real radius_squared;
+  Real radius_squared;  // rounded as within_radius rounds it
+  Real reach;           // radius · (1 + 4ε): how far from p, along each axis, a neighbour can be
 
   template <class Visit>
   DPT_HOST_DEVICE void for_each_neighbor(std::ptrdiff_t slot, Visit&& visit) const {
     const auto p = static_cast<std::ptrdiff_t>(sorted.particles[slot]);
     Real here[Dim];
-    int cell_coord[Dim];
-    auto cell = static_cast<std::int64_t>(sorted.cells[slot]);
+    int first[Dim], last[Dim], k[Dim];
     for (int a = 0; a < Dim; ++a) {
       here[a] = positions.axis[a][p];
-      cell_coord[a] = static_cast<int>(cell % grid.cells[a]);
-      cell /= grid.cells[a];
+      first[a] = grid.cell_index(a, here[a] - reach);
+      last[a] = grid.cell_index(a, here[a] + reach);
+      k[a] = first[a];
     }
-    // the 3^Dim cells around this one: digit a (base 3) of `visited` is the step −1, 0 or +1 along axis a
-    for (int visited = 0, total = Dim == 2 ? 9 : 27; visited < total; ++visited) {
-      std::int64_t neighbor_cell = 0, stride = 1;
-      bool inside = true;
-      int offset = visited;
+    // the cells from first to last along every axis, x fastest
+    while (true) {
+      std::int64_t cell = 0, stride = 1;
       for (int a = 0; a < Dim; ++a) {
-        const int k = cell_coord[a] + offset % 3 - 1;
-        offset /= 3;
-        inside = inside && 0 <= k && k < grid.cells[a];
-        neighbor_cell += k * stride;
+        cell += k[a] * stride;
         stride *= grid.cells[a];
       }
-      if (!inside) continue;
-      const auto end = static_cast<std::ptrdiff_t>(sorted.cell_end[neighbor_cell]);
-      for (auto j = static_cast<std::ptrdiff_t>(sorted.cell_start[neighbor_cell]); j < end; ++j) {
+      const auto end = static_cast<std::ptrdiff_t>(sorted.cell_end[cell]);
+      for (auto j = static_cast<std::ptrdiff_t>(sorted.cell_start[cell]); j < end; ++j) {
         const auto q = static_cast<std::ptrdiff_t>(sorted.particles[j]);
         if (q == p) continue;
-        Real distance_squared = 0;
-        for (int a = 0; a < Dim; ++a) {
-          const Real d = Real(positions.axis[a][q]) - here[a];
-          distance_squared += d * d;
-        }
-        if (distance_squared <= radius_squared) visit(q);
+        Real there[Dim];
+        for (int a = 0; a < Dim; ++a) there[a] = positions.axis[a][q];
+        if (squared_distance(here, there) <= radius_squared) visit(q);  // within_radius(here, there, R)
       }
+      int a = 0;
+      while (a < Dim && k[a] == last[a]) {
+        k[a] = first[a];
+        ++a;
+      }
+      if (a == Dim) break;
+      ++k[a];
     }
   }
 };
@@ -135,7 +206,8 @@ neighbor_finder<Dim, Real, CoordIt, CellIt, ParticleIt, OffsetIt> make_neighbor_
     const uniform_grid<Dim, Real>& grid, soa_positions<Dim, CoordIt> positions,
     const sorted_grid<CellIt, ParticleIt, OffsetIt>& sorted, Real radius) {
   validate_neighbor_radius(grid, radius);
-  return {grid, positions, sorted, radius * radius};
+  return {grid, positions, sorted, multiply_rn(radius, radius),
+          radius * (Real(1) + 4 * ::cuda::std::numeric_limits<Real>::epsilon())};
 }
 
 }  // namespace detail

@@ -101,7 +101,8 @@ inline std::vector<std::vector<std::int64_t>> reference_lists(const std::vector<
   return lists;
 }
 
-// All pairs: for every particle, the others within distance ≤ radius, ascending.
+// All pairs: for every particle, the others within distance ≤ radius, ascending. Distance as dpt::within_radius
+// defines it: Σ (q_a − p_a)² ≤ radius², each operation in Real.
 template <int Dim, class Real>
 std::vector<std::vector<std::int64_t>> brute_force_neighbors(const host_particles<Dim, Real>& p, Real radius) {
   const std::size_t n = p.size();

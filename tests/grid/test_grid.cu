@@ -123,9 +123,11 @@ template <int Dim, class Real>
 void check_neighbors(const dpt::uniform_grid<Dim, Real>& grid, const host_particles<Dim, Real>& p, Real radius) {
   const auto expected = dpt::test::brute_force_neighbors(p, radius);
   const auto result = run_neighbors(grid, p, radius);
-  REQUIRE(result.lists == expected);
-  for (std::size_t i = 0; i < p.size(); ++i)
+  REQUIRE(result.lists.size() == expected.size());
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    GRID_EXPECT(result.lists[i] == expected[i], i);
     GRID_EXPECT(result.counts[i] == static_cast<std::int64_t>(expected[i].size()), i);
+  }
 }
 
 template <int Dim>
@@ -151,6 +153,48 @@ dpt::uniform_grid<Dim, Real> awkward_grid(std::mt19937_64& rng) {
     grid.cells[a] = std::uniform_int_distribution<int>(1, 7)(rng);
   }
   return grid;
+}
+
+// n particles of `grid` on its cell edges as Real computes them (lower + k · side) or a few ulps off them,
+// every second one `radius` from the one before along one axis: where rounding decides a particle's cell, and
+// pairs at distance R whose cells rounding can put two apart.
+template <int Dim, class Real>
+host_particles<Dim, Real> edge_particles(const dpt::uniform_grid<Dim, Real>& grid, Real radius, std::size_t n,
+                                         std::mt19937_64& rng) {
+  const Real inf = std::numeric_limits<Real>::infinity();
+  const auto nudge = [&](Real x, int a, int most) {
+    for (int k = std::uniform_int_distribution<int>(-most, most)(rng); k != 0; k -= k > 0 ? 1 : -1)
+      x = std::nextafter(x, k > 0 ? inf : -inf);
+    return std::clamp(x, grid.lower[a], grid.upper[a]);
+  };
+  host_particles<Dim, Real> p;
+  for (auto& a : p.axis) a.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int moved = std::uniform_int_distribution<int>(0, Dim - 1)(rng);
+    for (int a = 0; a < Dim; ++a) {
+      if (i % 2 == 0) {
+        const int k = std::uniform_int_distribution<int>(0, grid.cells[a])(rng);
+        p.axis[a][i] = nudge(grid.lower[a] + Real(k) * grid.cell_size(a), a, 3);
+      } else if (a == moved) {
+        const Real x = p.axis[a][i - 1];
+        p.axis[a][i] = nudge(rng() % 2 ? x + radius : x - radius, a, 2);
+      } else {
+        p.axis[a][i] = p.axis[a][i - 1];
+      }
+    }
+  }
+  return p;
+}
+
+template <int Dim, class Real>
+void check_neighbors_on_edges(std::mt19937_64& rng) {
+  const auto grid = awkward_grid<Dim, Real>(rng);
+  Real side = grid.cell_size(0);
+  for (int a = 1; a < Dim; ++a) side = std::min(side, grid.cell_size(a));
+  const int which = static_cast<int>(rng() % 3);
+  const Real radius = which == 0 ? side : which == 1 ? std::nextafter(side, Real(0)) : side / 2;
+  CAPTURE(grid.lower, grid.upper, grid.cells, radius);
+  check_neighbors(grid, edge_particles(grid, radius, 200, rng), radius);
 }
 
 }  // namespace
@@ -200,7 +244,7 @@ TEMPLATE_TEST_CASE("neighbour counts and lists match all pairs in 2-D", "[grid][
   CAPTURE(n, side, radius_fraction, how == dpt::test::spread::uniform);
   const auto grid = dpt::test::unit_grid<2, TestType>({side, side});
   const auto p = dpt::test::random_particles<2, TestType>(n, 5 + n, how);
-  // a radius that exactly equals the cell size is allowed: the 3×3 cells still cover every neighbour
+  // a radius that exactly equals the cell size is allowed: the cells p ± R overlaps still hold every neighbour
   check_neighbors(grid, p, grid.cell_size(0) * radius_fraction);
 }
 
@@ -224,6 +268,43 @@ TEST_CASE("particles exactly on cell edges and the domain's upper edge", "[grid]
   // an edge belongs to the cell above it; the upper edge of the domain to the last cell
   CHECK(built.lists() == dpt::test::reference_lists({0, 5, 14, 3, 15, 11}, 16));
   check_neighbors(grid, p, 1.0);
+}
+
+TEMPLATE_TEST_CASE("neighbour queries find every pair within R when particles lie on cell edges",
+                   "[grid][neighbors]" DPT_BACKEND_TAG, float, double) {
+  std::mt19937_64 rng(2024);
+  SECTION("2-D grids, R the smallest cell side, one ulp less or half of it") {
+    for (int trial = 0; trial < 150; ++trial) {
+      CAPTURE(trial);
+      check_neighbors_on_edges<2, TestType>(rng);
+    }
+  }
+  SECTION("3-D grids, R the smallest cell side, one ulp less or half of it") {
+    for (int trial = 0; trial < 150; ++trial) {
+      CAPTURE(trial);
+      check_neighbors_on_edges<3, TestType>(rng);
+    }
+  }
+}
+
+TEST_CASE("a pair at distance R is found where rounding puts its cells two apart",
+          "[grid][neighbors]" DPT_BACKEND_TAG) {
+  SECTION("double: cells 1 and 3 of 5 over [0.001, 0.011]") {
+    host_particles<2, double> p;
+    p.axis[0] = {0.004999999999999999, 0.006999999999999998};
+    p.axis[1] = {0.5, 0.5};
+    const dpt::uniform_grid<2, double> grid{{0.001, 0}, {0.011, 1}, {5, 1}};
+    CHECK(run_build_grid(grid, p).sorted_cells == std::vector<std::uint32_t>{1, 3});
+    CHECK(run_neighbors(grid, p, 0.0019999999999999996).counts == std::vector<std::int64_t>{1, 1});
+  }
+  SECTION("float: cells 0 and 2 of 3 over [0.086, 1.676]") {
+    host_particles<2, float> p;
+    p.axis[0] = {0.616f, 1.146f};
+    p.axis[1] = {0.5f, 0.5f};
+    const dpt::uniform_grid<2, float> grid{{0.086f, 0}, {1.676f, 1}, {3, 1}};
+    CHECK(run_build_grid(grid, p).sorted_cells == std::vector<std::uint32_t>{0, 2});
+    CHECK(run_neighbors(grid, p, grid.cell_size(0)).counts == std::vector<std::int64_t>{1, 1});
+  }
 }
 
 TEMPLATE_TEST_CASE("cell_index keeps any coordinate in the grid and never decreases as it grows",
@@ -339,6 +420,20 @@ TEST_CASE("bad grids and radii are rejected before any work", "[grid][errors]" D
   SECTION("a radius larger than a cell") {
     const auto lopsided = dpt::test::unit_grid<2, double>({2, 8});
     CHECK_THROWS_WITH(run_neighbors(lopsided, p, 0.2), Catch::Contains("exceeds the cell size 0.125 along axis y"));
+  }
+  SECTION("a radius one ulp above the cell size is printed with every digit that tells them apart") {
+    CHECK_THROWS_WITH(run_neighbors(grid, p, std::nextafter(0.25, 1.0)),
+                      Catch::Contains("radius 0.25000000000000006 exceeds the cell size 0.25 along axis x"));
+    const auto grid_f = dpt::test::unit_grid<2, float>({4, 4});
+    CHECK_THROWS_WITH(dpt::validate_neighbor_radius(grid_f, std::nextafter(0.25f, 1.0f)),
+                      Catch::Contains("radius 0.25000003 exceeds the cell size 0.25 along axis x"));
+  }
+  SECTION("a radius whose square overflows or is not a normal number") {
+    dpt::uniform_grid<2, float> wide{{0, 0}, {3e38f, 3e38f}, {1, 1}};
+    CHECK_THROWS_WITH(dpt::validate_neighbor_radius(wide, 1e20f), Catch::Contains("its square overflows float"));
+    const auto tiny = dpt::test::unit_grid<2, double>({2, 2});
+    CHECK_THROWS_WITH(dpt::validate_neighbor_radius(tiny, 1e-160), Catch::Contains("its square underflows double"));
+    CHECK_NOTHROW(dpt::validate_neighbor_radius(tiny, std::sqrt(std::numeric_limits<double>::min())));
   }
   SECTION("an axis without cells, an empty or inverted box, a NaN bound") {
     auto bad = grid;
