@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -204,31 +205,104 @@ particle_source load_particles(const options& o) {
   return source;
 }
 
-// The domain: --domain, else the unit box for generated (or no) particles, else the bounding box of the
-// finite coordinates, an axis of zero width widened by 0.5 on each side.
-std::vector<double> choose_domain(const options& o, const particle_source& p) {
-  const std::size_t dimensions = o.dims.size();
-  if (o.domain) return *o.domain;
-  std::vector<double> bounds(2 * dimensions);
-  for (std::size_t a = 0; a < dimensions; ++a) {
-    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-    for (const double x : p.axis[a]) {
-      if (std::isfinite(x)) {
-        lo = std::min(lo, x);
-        hi = std::max(hi, x);
+// The shortest decimal that reads back as x in T, for messages that must tell close numbers apart.
+template <class T>
+std::string shortest(T x) {
+  char text[64];
+  for (int digits = 1;; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, static_cast<double>(x));
+    if (digits >= std::numeric_limits<T>::max_digits10 || static_cast<T>(std::strtod(text, nullptr)) == x) {
+      return text;
+    }
+  }
+}
+
+const char* precision_name(float) {
+  return "float";
+}
+const char* precision_name(double) {
+  return "double";
+}
+
+// Whether a finite double lies beyond Real's range (converting it would be undefined).
+template <class Real>
+bool out_of_range(double x) {
+  return std::isfinite(x) && std::abs(x) > static_cast<double>(std::numeric_limits<Real>::max());
+}
+
+// Every coordinate must fit Real; an infinite or NaN one is left for the grid to report.
+template <class Real>
+void require_representable(const particle_source& p, int dimensions) {
+  for (int a = 0; a < dimensions; ++a) {
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      if (!out_of_range<Real>(p.axis[a][i])) continue;
+      const std::string what = std::string(1, "xyz"[a]) + ": " + shortest(p.axis[a][i]) +
+                               " is out of range for --precision " + precision_name(Real());
+      if (p.lines.empty()) throw input_error(p.name + ": " + what);
+      throw dpt::app::file_error(p.name, p.lines[i], what);
+    }
+  }
+}
+
+// An axis of zero width around v: the wider of v ± 0.5 and the Reals next to v (farther apart where Real is
+// coarse), only upwards from the lowest finite Real and downwards from the highest.
+template <class Real>
+void widen(Real& lower, Real& upper) {
+  const Real v = lower, inf = std::numeric_limits<Real>::infinity();
+  lower = std::min<Real>(v - Real(0.5), std::nextafter(v, -inf));
+  upper = std::max<Real>(v + Real(0.5), std::nextafter(v, inf));
+  if (!std::isfinite(lower)) lower = v;  // v is the lowest finite Real: widen upwards only
+  if (!std::isfinite(upper)) upper = v;  // v is the highest: downwards only
+}
+
+// The grid, in Real: over --domain, else the unit box for generated (or no) particles, else the bounding box
+// of the finite coordinates as Real holds them, an axis of zero width (one distinct value in Real) widened by
+// widen(). Bad input: a --domain bound beyond Real's range, --domain bounds that become equal in Real, or a
+// box whose width upper − lower overflows Real.
+template <int Dim, class Real>
+dpt::uniform_grid<Dim, Real> choose_grid(const options& o, const particle_source& p) {
+  dpt::uniform_grid<Dim, Real> grid;
+  for (int a = 0; a < Dim; ++a) {
+    const std::string axis(1, "xyz"[a]);
+    Real lo = std::numeric_limits<Real>::infinity(), hi = -lo;
+    if (o.domain) {
+      const double lower = (*o.domain)[a], upper = (*o.domain)[Dim + a];
+      for (const double bound : {lower, upper}) {
+        if (out_of_range<Real>(bound)) {
+          throw input_error("--domain: " + shortest(bound) + " is out of range for --precision " +
+                            precision_name(Real()));
+        }
+      }
+      lo = static_cast<Real>(lower);
+      hi = static_cast<Real>(upper);
+      if (!(lo < hi)) {
+        throw input_error("--domain: the bounds " + shortest(lower) + " and " + shortest(upper) + " of axis " + axis +
+                          " are both " + shortest(lo) + " in " + precision_name(Real()) + " precision");
+      }
+    } else {
+      for (const double x : p.axis[a]) {
+        if (std::isfinite(x)) {
+          lo = std::min(lo, static_cast<Real>(x));
+          hi = std::max(hi, static_cast<Real>(x));
+        }
+      }
+      if (!o.generate.empty() || lo > hi) {
+        lo = 0;
+        hi = 1;
+      } else if (lo == hi) {
+        widen(lo, hi);
       }
     }
-    if (!o.generate.empty() || lo > hi) {
-      lo = 0;
-      hi = 1;
-    } else if (lo == hi) {
-      lo -= 0.5;
-      hi += 0.5;
+    if (!std::isfinite(hi - lo)) {
+      const std::string box = o.domain ? std::string("--domain") : p.name + ": the particles' bounding box";
+      throw input_error(box + " is too wide along " + axis + ": " + shortest(hi) + " - " + shortest(lo) +
+                        " overflows " + precision_name(Real()) + (o.domain ? "" : " (give a narrower --domain)"));
     }
-    bounds[a] = lo;
-    bounds[dimensions + a] = hi;
+    grid.lower[a] = lo;
+    grid.upper[a] = hi;
+    grid.cells[a] = o.dims[a];
   }
-  return bounds;
+  return grid;
 }
 
 using index_type = std::uint32_t;
@@ -271,25 +345,39 @@ void print_cell_counts(const std::vector<int>& dims, const std::vector<index_typ
   throw input_error(p.name + ": " + e.what());
 }
 
+// Runs one of dpt's algorithms so that what it rejects is bad input (exit status 2): a particle without a cell
+// becomes "FILE:LINE: …", any other std::invalid_argument (a grid or a radius) a plain input_error.
+template <class Body>
+auto rejecting_bad_input(const particle_source& p, Body&& body) {
+  try {
+    return body();
+  } catch (const dpt::grid_position_error& e) {
+    rethrow_with_line(e, p);
+  } catch (const std::invalid_argument& e) {
+    throw input_error(e.what());
+  }
+}
+
 template <int Dim, class Real>
 int run(const options& o) {
   const particle_source source = load_particles(o);
   const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(source.size());
-  const auto bounds = choose_domain(o, source);
-  dpt::uniform_grid<Dim, Real> grid;
-  for (int a = 0; a < Dim; ++a) {
-    grid.lower[a] = static_cast<Real>(bounds[a]);
-    grid.upper[a] = static_cast<Real>(bounds[Dim + a]);
-    grid.cells[a] = o.dims[a];
-  }
+  require_representable<Real>(source, Dim);
+  const auto grid = choose_grid<Dim, Real>(o, source);
   const auto outside = o.clamp ? dpt::out_of_domain::clamp : dpt::out_of_domain::error;
   const std::int64_t cell_count = grid.cell_count();
   if (cell_count > std::numeric_limits<std::int32_t>::max()) {
     throw input_error("--dims: " + std::to_string(cell_count) + " cells are more than dpt-grid supports (2^31 - 1)");
   }
+  Real radius = 0;
   if (o.radius) {
+    radius = static_cast<Real>(out_of_range<Real>(*o.radius) ? 0 : *o.radius);
+    if (out_of_range<Real>(*o.radius) || (*o.radius != 0 && radius == 0)) {
+      throw input_error("--radius: " + shortest(*o.radius) + " is out of range for --precision " +
+                        precision_name(Real()));
+    }
     try {
-      dpt::validate_neighbor_radius(grid, static_cast<Real>(*o.radius));
+      dpt::validate_neighbor_radius(grid, radius);
     } catch (const std::invalid_argument& e) {
       throw input_error(std::string("--radius: ") + e.what());
     }
@@ -303,7 +391,7 @@ int run(const options& o) {
   std::printf("dpt-grid: %td particles (%s), %dD grid of %lld cells", n, source.name.c_str(), Dim,
               static_cast<long long>(cell_count));
   for (int a = 0; a < Dim; ++a)
-    std::printf("%s[%g, %g]", a ? " x " : " over ", double(grid.lower[a]), double(grid.upper[a]));
+    std::printf("%s[%s, %s]", a ? " x " : " over ", shortest(grid.lower[a]).c_str(), shortest(grid.upper[a]).c_str());
   std::printf(", %s precision, %s device system\n", o.single_precision ? "single" : "double",
               dpt::device_system_name());
 
@@ -315,12 +403,10 @@ int run(const options& o) {
   // The lecture's solution 5, one stage at a time.
   thrust::device_vector<index_type> sorted_cells(n), sorted_particles(n), cell_start(cell_count), cell_end(cell_count);
   double map_ms = 0, sort_ms = 0, boundary_ms = 0;
-  try {
-    map_ms = time_ms(
+  map_ms = rejecting_bad_input(source, [&] {
+    return time_ms(
         [&] { dpt::map_particles_to_cells(thrust::device, grid, positions, n, sorted_cells.begin(), outside); });
-  } catch (const dpt::grid_position_error& e) {
-    rethrow_with_line(e, source);
-  }
+  });
   sort_ms = time_ms([&] {
     dpt::sort_particles_by_cell(thrust::device, sorted_cells.begin(), sorted_cells.end(), sorted_particles.begin());
   });
@@ -336,9 +422,9 @@ int run(const options& o) {
   double query_ms = 0;
   if (o.radius) {
     neighbor_counts.resize(n);
-    query_ms = time_ms([&] {
-      dpt::count_neighbors(thrust::device, grid, positions, sorted, static_cast<Real>(*o.radius),
-                           neighbor_counts.begin());
+    query_ms = rejecting_bad_input(source, [&] {
+      return time_ms(
+          [&] { dpt::count_neighbors(thrust::device, grid, positions, sorted, radius, neighbor_counts.begin()); });
     });
   }
 
@@ -359,8 +445,10 @@ int run(const options& o) {
   if (!o.solutions.empty()) {
     std::printf("\nsolutions (cell -> particle lists):\n");
     thrust::device_vector<index_type> reference_offsets(cell_count + 1), reference_ids(n);
-    dpt::bin_particles_sort(thrust::device, grid, positions, n, reference_offsets.begin(), reference_ids.begin(),
-                            outside);
+    rejecting_bad_input(source, [&] {
+      dpt::bin_particles_sort(thrust::device, grid, positions, n, reference_offsets.begin(), reference_ids.begin(),
+                              outside);
+    });
     for (const int s : o.solutions) {
       const auto solution = static_cast<dpt::grid_solution>(s);
       if (solution == dpt::grid_solution::task_per_cell && static_cast<double>(cell_count) * n > 1e9) {
@@ -369,8 +457,10 @@ int run(const options& o) {
         continue;
       }
       thrust::device_vector<index_type> offsets(cell_count + 1), ids(n);
-      const double ms = time_ms([&] {
-        dpt::bin_particles(thrust::device, solution, grid, positions, n, offsets.begin(), ids.begin(), outside);
+      const double ms = rejecting_bad_input(source, [&] {
+        return time_ms([&] {
+          dpt::bin_particles(thrust::device, solution, grid, positions, n, offsets.begin(), ids.begin(), outside);
+        });
       });
       dpt::sort_within_cells(thrust::device, offsets.begin(), cell_count, ids.begin(), ids.end());
       const bool same = offsets == reference_offsets && ids == reference_ids;
@@ -412,18 +502,17 @@ int run(const options& o) {
       const std::ptrdiff_t samples = n <= 20000 ? n : std::max<std::ptrdiff_t>(1, budget / n);
       std::mt19937_64 rng(12345);
       std::uniform_int_distribution<std::ptrdiff_t> pick(0, n - 1);
-      const Real r = static_cast<Real>(*o.radius);
       for (std::ptrdiff_t s = 0; s < samples; ++s) {
         const std::ptrdiff_t i = samples == n ? s : pick(rng);
+        Real p[Dim];
+        for (int a = 0; a < Dim; ++a) p[a] = static_cast<Real>(source.axis[a][i]);
         index_type count = 0;
         for (std::ptrdiff_t j = 0; j < n; ++j) {
           if (j == i) continue;
-          Real d2 = 0;
-          for (int a = 0; a < Dim; ++a) {
-            const Real d = static_cast<Real>(source.axis[a][j]) - static_cast<Real>(source.axis[a][i]);
-            d2 += d * d;
-          }
-          count += d2 <= r * r;
+          Real q[Dim];
+          for (int a = 0; a < Dim; ++a) q[a] = static_cast<Real>(source.axis[a][j]);
+          // distance <= R as the query decides it: in Real, from the Real positions
+          count += dpt::within_radius(p, q, radius);
         }
         wrong_counts += count != host_counts[i];
       }
@@ -444,9 +533,12 @@ int run(const options& o) {
   }
   if (png_file) {
     const int cells_y = Dim > 1 ? o.dims[1] : 1;
-    const dpt::app::grid_picture picture{{bounds[0], bounds[1]}, {bounds[Dim], bounds[Dim + 1]},
-                                         {o.dims[0], cells_y},   &source.axis[0],
-                                         &source.axis[1],        &particle_cell};
+    const dpt::app::grid_picture picture{{double(grid.lower[0]), double(grid.lower[1])},
+                                         {double(grid.upper[0]), double(grid.upper[1])},
+                                         {o.dims[0], cells_y},
+                                         &source.axis[0],
+                                         &source.axis[1],
+                                         &particle_cell};
     dpt::app::write_grid_png(png_file->stream(), picture);
   }
   if (!failures.empty()) {

@@ -35,6 +35,30 @@ expect_bad "radius above the cell size" "exceeds the cell size 1 along axis x" \
 expect_bad "bad --dims" "--dims" --input "$data/seven.csv" --dims 4x0 --radius 0.1
 expect_bad "bad --domain" "--domain" --input "$data/seven.csv" --dims 4x4 --domain 0,0:0,4 --radius 0.1
 expect_bad "--neighbors-out without --radius" "--neighbors-out needs --radius" --input "$data/seven.csv" --dims 4x4
+expect_bad "radius one ulp above the cell size, every digit printed" \
+  "radius 0.25000000000000006 exceeds the cell size 0.25 along axis x" \
+  --input "$data/seven.csv" --dims 16x16 --domain 0,0:4,4 --radius 0.25000000000000006
+expect_bad "radius whose square overflows" "its square overflows float" \
+  --input "$data/seven.csv" --dims 4x4 --domain 0,0:3e38,3e38 --radius 1e20 --precision float
+
+# Boxes and numbers the chosen precision cannot hold.
+printf 'x,y\n-1e308,0\n1e308,1\n' >"$work/wide.csv"
+printf 'x,y\n1,0\n1e39,1\n' >"$work/beyond_float.csv"
+expect_bad "bounding box whose width overflows" \
+  "wide.csv: the particles' bounding box is too wide along x: 1e+308 - -1e+308 overflows double" \
+  --input "$work/wide.csv" --dims 2x2 --radius 0.1
+expect_bad "--domain whose width overflows" "--domain is too wide along x" \
+  --input "$work/wide.csv" --dims 2x2 --domain -1e308,0:1e308,1 --radius 0.1
+expect_bad "--domain whose width overflows float" "--domain is too wide along x: 3e+38 - -3e+38 overflows float" \
+  --input "$data/seven.csv" --dims 2x2 --domain -3e38,0:3e38,4 --radius 0.1 --precision float
+expect_bad "coordinate beyond float" "beyond_float.csv:3: x: 1e+39 is out of range for --precision float" \
+  --input "$work/beyond_float.csv" --dims 2x2 --radius 0.1 --precision float
+expect_bad "--domain bound beyond float" "--domain: 1e+39 is out of range for --precision float" \
+  --input "$data/seven.csv" --dims 2x2 --domain 0,0:1e39,4 --radius 0.1 --precision float
+expect_bad "--domain bounds that are one float" "the bounds 1 and 1.00000001 of axis x are both 1 in float precision" \
+  --input "$data/seven.csv" --dims 2x2 --domain 1,0:1.00000001,4 --radius 0.1 --precision float --clamp
+expect_bad "radius beyond float" "--radius: 1e-50 is out of range for --precision float" \
+  --input "$data/seven.csv" --dims 4x4 --domain 0,0:4,4 --radius 1e-50 --precision float
 
 # The worked example: seven particles in the lecture's 4×4 grid, radius 1.
 if "$app" --input "$data/seven.csv" --dims 4x4 --domain 0,0:4,4 --radius 1 --solution all --check \
@@ -56,6 +80,37 @@ if "$app" --input "$data/outside.csv" --dims 4x4 --domain 0,0:4,4 --clamp --cell
 else
   fail "--clamp: exit status $?: $(cat "$work/stderr")"
 fi
+
+# A bounding box of one distinct value per axis in the chosen precision is widened by 0.5 on each side (here
+# 1 and 1.00000001 are one float), or by a step of the number type where 0.5 is below its spacing (1e17).
+printf 'x,y\n1,0\n1.00000001,1\n' >"$work/one_float.csv"
+printf 'x,y\n1e17,0\n1e17,1\n' >"$work/one_value.csv"
+for run in "one_float.csv float [0.5, 1.5] x [0, 1]" \
+  "one_value.csv double [9.999999999999998e+16, 1.0000000000000002e+17] x [0, 1]"; do
+  read -r file precision box <<<"$run"
+  if "$app" --input "$work/$file" --dims 2x2 --precision "$precision" --check --cells-out "$work/cells.txt" \
+    >"$work/stdout" 2>"$work/stderr"; then
+    grep -qF "over $box" "$work/stdout" || fail "$file: not over $box: $(head -1 "$work/stdout")"
+    [[ $(tr '\n' ' ' <"$work/cells.txt") == "1 0 1 0 " || $(tr '\n' ' ' <"$work/cells.txt") == "0 1 0 1 " ]] ||
+      fail "$file: cells $(tr '\n' ' ' <"$work/cells.txt")"
+  else
+    fail "$file in $precision: exit status $?: $(cat "$work/stderr")"
+  fi
+done
+
+# Pairs at distance R whose cells, computed in the chosen precision, lie two apart are still neighbours.
+printf 'x,y\n0.004999999999999999,0.5\n0.006999999999999998,0.5\n' >"$work/apart_double.csv"
+printf 'x,y\n0.616,0.5\n1.146,0.5\n' >"$work/apart_float.csv"
+for run in "apart_double.csv double 5x1 0.001,0:0.011,1 0.0019999999999999996" \
+  "apart_float.csv float 3x1 0.086,0:1.676,1 0.530000031"; do
+  read -r file precision dims domain radius <<<"$run"
+  if "$app" --input "$work/$file" --precision "$precision" --dims "$dims" --domain "$domain" --radius "$radius" \
+    --check --neighbors-out "$work/neighbors.txt" >"$work/stdout" 2>"$work/stderr"; then
+    [[ $(tr '\n' ' ' <"$work/neighbors.txt") == "1 1 " ]] || fail "$file: neighbours $(tr '\n' ' ' <"$work/neighbors.txt")"
+  else
+    fail "$file in $precision: exit status $?: $(cat "$work/stderr")"
+  fi
+done
 
 # No particles: every cell empty.
 if "$app" --input "$data/empty.csv" --dims 2x2 --cells-out "$work/cells.txt" >"$work/stdout" 2>"$work/stderr"; then
