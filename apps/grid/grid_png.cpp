@@ -32,13 +32,21 @@ void write_to_stream(void* context, void* data, int size) {
   static_cast<std::ostream*>(context)->write(static_cast<const char*>(data), size);
 }
 
+// The pixel, of `size` along an axis, where coordinate x falls: a particle beyond the domain (--clamp) at the
+// nearest edge, as it is in the nearest cell. The fraction is kept in [0, 1] before it becomes an int.
+int pixel_of(double x, double lower, double units, int size) {
+  const double fraction = (x - lower) / units;
+  return fraction > 0 ? std::min(size - 1, static_cast<int>(std::min(fraction, 1.0) * size)) : 0;
+}
+
 }  // namespace
 
 void write_grid_png(std::ostream& out, const grid_picture& picture) {
   const double width_units = picture.upper[0] - picture.lower[0], height_units = picture.upper[1] - picture.lower[1];
-  const double scale = 1024.0 / std::max(width_units, height_units);
-  const int width = std::max(16, static_cast<int>(std::lround(width_units * scale)));
-  const int height = std::max(16, static_cast<int>(std::lround(height_units * scale)));
+  // each side in proportion to the longer one (a ratio in [0, 1], however small or large the units)
+  const double longer = std::max(width_units, height_units);
+  const int width = std::max(16, static_cast<int>(std::lround(1024.0 * (width_units / longer))));
+  const int height = std::max(16, static_cast<int>(std::lround(1024.0 * (height_units / longer))));
   std::vector<unsigned char> image(static_cast<std::size_t>(width) * height * 3, 255);
   const auto plot = [&](int px, int py, rgb c) {
     if (px < 0 || px >= width || py < 0 || py >= height) return;
@@ -52,8 +60,8 @@ void write_grid_png(std::ostream& out, const grid_picture& picture) {
   const std::size_t n = picture.x->size();
   const int radius = n <= 20000 ? 1 : 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const int px = std::min(width - 1, static_cast<int>(((*picture.x)[i] - picture.lower[0]) / width_units * width));
-    const int py = std::min(height - 1, static_cast<int>(((*picture.y)[i] - picture.lower[1]) / height_units * height));
+    const int px = pixel_of((*picture.x)[i], picture.lower[0], width_units, width);
+    const int py = pixel_of((*picture.y)[i], picture.lower[1], height_units, height);
     const rgb c = cell_colour((*picture.cell)[i]);
     for (int dy = -radius; dy <= radius; ++dy)
       for (int dx = -radius; dx <= radius; ++dx) plot(px + dx, py + dy, c);

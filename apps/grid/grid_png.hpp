@@ -1,5 +1,6 @@
 // A picture of a particle grid: every particle a dot coloured by its cell, the cell boundaries drawn over them.
-// 3-D grids are seen from above (projected onto x–y), the colour still that of the 3-D cell.
+// 3-D grids are seen from above (projected onto x–y), the colour still that of the 3-D cell. A particle beyond
+// the domain (--clamp) is drawn at the domain's nearest edge, beside the cell it was put into.
 #pragma once
 
 #include <cstdint>

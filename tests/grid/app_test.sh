@@ -112,6 +112,15 @@ for run in "apart_double.csv double 5x1 0.001,0:0.011,1 0.0019999999999999996" \
   fi
 done
 
+# --png draws a particle far beyond the domain (--clamp) at the nearest edge, as one on that edge.
+printf 'x,y\n0.5,0.5\n1e300,-1e300\n-1e300,0.3\n' >"$work/far.csv"
+printf 'x,y\n0.5,0.5\n1,0\n0,0.3\n' >"$work/edge.csv"
+for file in far edge; do
+  "$app" --input "$work/$file.csv" --dims 4x4 --domain 0,0:1,1 --clamp --png "$work/$file.png" >"$work/stdout" \
+    2>"$work/stderr" || fail "--png of $file.csv: exit status $?: $(cat "$work/stderr")"
+done
+cmp -s "$work/far.png" "$work/edge.png" || fail "--png: particles far beyond the domain are not drawn at its edge"
+
 # No particles: every cell empty.
 if "$app" --input "$data/empty.csv" --dims 2x2 --cells-out "$work/cells.txt" >"$work/stdout" 2>"$work/stderr"; then
   [[ $(tr '\n' ' ' <"$work/cells.txt") == "0 0 0 0 " ]] || fail "empty input: cells $(tr '\n' ' ' <"$work/cells.txt")"
