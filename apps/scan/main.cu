@@ -11,6 +11,7 @@
 #include <limits>
 #include <random>
 #include <sstream>
+#include <optional>
 #include <string>
 #include <thrust/device_vector.h>
 #include <thrust/execution_policy.h>
@@ -312,6 +313,9 @@ void run_impl(const std::string& impl, const thrust::device_vector<T>& in, thrus
 
 template <class T>
 int run(const options& opt) {
+  // opened first, so that an --out that cannot be written is reported before any work
+  std::optional<dpt::app::output_file> out;
+  if (!opt.out.empty()) out.emplace(opt.out);
   const input_values<T> in = opt.input.empty() ? random_values<T>(opt.n, opt.seed) : read_values<T>(opt.input);
   const std::vector<T>& values = in.values;
   const auto n = static_cast<std::int64_t>(values.size());
@@ -371,11 +375,10 @@ int run(const options& opt) {
   }
 
   if (!all_ok) throw dpt::app::check_failure("an implementation disagrees with the sequential scan");
-  if (!opt.out.empty()) {
-    dpt::app::output_file out(opt.out);
-    out.stream() << std::setprecision(std::numeric_limits<T>::max_digits10);
-    for (const T& v : first_result) out.stream() << +v << '\n';
-    out.commit();
+  if (out) {
+    out->stream() << std::setprecision(std::numeric_limits<T>::max_digits10);
+    for (const T& v : first_result) out->stream() << +v << '\n';
+    out->commit();
     std::printf("wrote %s (%s)\n", opt.out.c_str(), opt.impls.front().c_str());
   }
   return 0;

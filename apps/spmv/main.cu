@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <limits>
 #include <random>
+#include <optional>
 #include <string>
 #include <thrust/device_vector.h>
 #include <thrust/execution_policy.h>
@@ -226,7 +227,8 @@ check_result check_against_reference(const reference_result& ref, const std::vec
 }
 
 template <class Index, class Value>
-int run(const options& opt, const dpt::mtx::coo_matrix& m, const std::vector<double>& x_host) {
+int run(const options& opt, const dpt::mtx::coo_matrix& m, const std::vector<double>& x_host,
+        std::optional<dpt::app::output_file>& out) {
   const auto A = dpt::app::to_device_csr<Index, Value>(m);
   const thrust::device_vector<Value> x(x_host.begin(), x_host.end());
   thrust::device_vector<Value> y(static_cast<std::size_t>(m.rows));
@@ -295,11 +297,10 @@ int run(const options& opt, const dpt::mtx::coo_matrix& m, const std::vector<dou
                 kernel_verdict.worst_ratio <= 1 ? "ok" : "FAILED");
 #endif
   }
-  if (!opt.out_path.empty()) {
-    dpt::app::output_file out(opt.out_path);
-    dpt::mtx::write_vector(out.stream(), y_result.data(), y_result.size(),
+  if (out) {
+    dpt::mtx::write_vector(out->stream(), y_result.data(), y_result.size(),
                            "y = A*x by dpt-spmv for " + opt.matrix_path);
-    out.commit();
+    out->commit();
     std::printf("  wrote:       %s\n", opt.out_path.c_str());
   }
   if (!passed) throw dpt::app::check_failure("an entry of y is outside its rounding-error bound");
@@ -307,10 +308,11 @@ int run(const options& opt, const dpt::mtx::coo_matrix& m, const std::vector<dou
 }
 
 template <class Value>
-int run_with_index(const options& opt, const dpt::mtx::coo_matrix& m, const std::vector<double>& x) {
+int run_with_index(const options& opt, const dpt::mtx::coo_matrix& m, const std::vector<double>& x,
+                   std::optional<dpt::app::output_file>& out) {
   refuse_overflow<Value>(m, x, opt.matrix_path);
-  if (dpt::app::index_type_fits<std::int32_t>(m)) return run<std::int32_t, Value>(opt, m, x);
-  return run<std::int64_t, Value>(opt, m, x);
+  if (dpt::app::index_type_fits<std::int32_t>(m)) return run<std::int32_t, Value>(opt, m, x, out);
+  return run<std::int64_t, Value>(opt, m, x, out);
 }
 
 }  // namespace
@@ -323,9 +325,12 @@ int main(int argc, char* argv[]) {
       return 0;
     }
     const options opt = parse_options(args);
+    // opened first, so that an --out that cannot be written is reported before any work
+    std::optional<dpt::app::output_file> out;
+    if (!opt.out_path.empty()) out.emplace(opt.out_path);
     const auto& storage = opt.single_precision ? float_values : dpt::mtx::as_double;
     const auto m = dpt::mtx::read_matrix(opt.matrix_path, storage);
     const auto x = make_x(opt, m.cols, storage);
-    return opt.single_precision ? run_with_index<float>(opt, m, x) : run_with_index<double>(opt, m, x);
+    return opt.single_precision ? run_with_index<float>(opt, m, x, out) : run_with_index<double>(opt, m, x, out);
   });
 }

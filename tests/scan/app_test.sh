@@ -99,4 +99,11 @@ expect_prefix "i32 exclusive, total past INT32_MAX" "0 2147483647" --input "$wor
 expect_prefix "f32 exclusive, total past FLT_MAX" "0 3.00000001e+38" --input "$work/big.f32.txt" --type f32 \
   --exclusive --check
 
+# An --out that cannot be written is bad input reported before any work: nothing on stdout.
+"$app" --n 10 --impl all --out "$work/missing/prefix.txt" >"$work/stdout" 2>"$work/stderr"
+status=$?
+((status == 2)) || fail "--out in a missing folder: exit status $status, expected 2"
+grep -qF "missing/prefix.txt" "$work/stderr" || fail "--out in a missing folder: stderr $(cat "$work/stderr")"
+[[ ! -s $work/stdout ]] || fail "--out in a missing folder: the scans ran first: $(head -n 2 "$work/stdout")"
+
 finish dpt-scan

@@ -147,8 +147,10 @@ run(EXPECT 0 ARGS "${WORK_DIR}/flt_max.mtx" --precision float --repeat 1 STDOUT 
 # Output paths: an empty value, a directory or a missing directory is bad input; links are written through,
 # devices directly, and a device that cannot take the data is an error.
 run(EXPECT 2 ARGS "${WORK_DIR}/lecture.mtx" --out= STDERR "option --out needs a value")
-run(EXPECT 2 ARGS "${WORK_DIR}/lecture.mtx" --out "${WORK_DIR}" STDERR "app_dpt_spmv: is a directory")
-run(EXPECT 2 ARGS "${WORK_DIR}/lecture.mtx" --out "${WORK_DIR}/missing/y.mtx" STDERR "missing/y.mtx: .*directory")
+# (before any work: nothing on stdout)
+run(EXPECT 2 ARGS "${WORK_DIR}/lecture.mtx" --out "${WORK_DIR}" STDERR "app_dpt_spmv: is a directory" STDOUT "^$")
+run(EXPECT 2 ARGS "${WORK_DIR}/lecture.mtx" --out "${WORK_DIR}/missing/y.mtx" STDERR "missing/y.mtx: .*directory"
+    STDOUT "^$")
 file(WRITE "${WORK_DIR}/real.txt" "old")
 file(CREATE_LINK real.txt "${WORK_DIR}/link.mtx" SYMBOLIC)
 run(EXPECT 0 ARGS "${WORK_DIR}/lecture.mtx" --x "${WORK_DIR}/x.mtx" --repeat 1 --out "${WORK_DIR}/link.mtx")
