@@ -183,7 +183,8 @@ input_values<T> random_values(std::int64_t n, std::uint64_t seed) {
 // The sequential scan, and for floats the bound on each element's rounding error. Sums that overflow the type
 // are refused as bad input, as early as the first element whose output they would spoil: C++ leaves signed
 // overflow undefined, on the GPU as on the CPU, and a float sum that overflows is an infinity, not an answer.
-// An exclusive scan never outputs the sum that includes the last element, so that sum may overflow.
+// An exclusive scan's total counts too, though it is not output: the implementations compute it (Thrust's
+// exclusive_scan adds the last element as well), and UBSan catches the overflow there.
 template <class T>
 struct reference {
   std::vector<T> values;
@@ -206,7 +207,6 @@ reference<T> reference_scan(const input_values<T>& in, bool exclusive) {
     T running = 0;
     for (std::size_t i = 0; i < x.size(); ++i) {
       if (exclusive) ref.values[i] = running;
-      if (exclusive && i + 1 == x.size()) break;  // the total is not part of an exclusive scan
       if (__builtin_add_overflow(running, x[i], &running))
         throw in.error_at(
             i, std::string("the prefix sums overflow ") + type_name<T>() + " at element " + std::to_string(i) + wider);
@@ -228,7 +228,6 @@ reference<T> reference_scan(const input_values<T>& in, bool exclusive) {
       if (exclusive) {
         ref.values[i] = static_cast<T>(running);
         ref.bound[i] = 1.01 * gamma(terms + 1, u) * static_cast<double>(magnitude);
-        if (i + 1 == x.size()) break;  // the total is not part of an exclusive scan
       }
       running += x[i];
       magnitude += std::fabs(static_cast<long double>(x[i]));
