@@ -19,10 +19,11 @@
 
 namespace {
 
-// a + b, except that meeting `poison` as the right operand throws.
+// a + b, except that meeting `poison` as the right operand throws. 64-bit: the sums of 0, 1, 2, … up to 2^21
+// do not fit an int.
 struct sum_unless_poisoned {
-  int poison;
-  int operator()(int a, int b) const {
+  long long poison;
+  long long operator()(long long a, long long b) const {
     if (b == poison) throw std::runtime_error("poisoned operand");
     return a + b;
   }
@@ -30,17 +31,17 @@ struct sum_unless_poisoned {
 
 // Keeps odd values; throws at `poison`.
 struct odd_unless_poisoned {
-  int poison;
-  bool operator()(int x) const {
+  long long poison;
+  bool operator()(long long x) const {
     if (x == poison) throw std::runtime_error("poisoned element");
     return x % 2 != 0;
   }
 };
 
 // 0, 1, 2, …: element i holds i, so the poison names the element that throws.
-std::vector<int> iota_values(std::size_t n) {
-  std::vector<int> values(n);
-  std::iota(values.begin(), values.end(), 0);
+std::vector<long long> iota_values(std::size_t n) {
+  std::vector<long long> values(n);
+  std::iota(values.begin(), values.end(), 0LL);
   return values;
 }
 
@@ -51,27 +52,27 @@ TEST_CASE("an operator that throws in one slice stops the sliced CPU scans and r
   const std::size_t n = 100003;
   const auto data = iota_values(n);
   const std::vector<int> flags(n, 0);
-  std::vector<int> out(n);
+  std::vector<long long> out(n);
   // in the first slice, in the middle of the chain, and in the last slice
-  const int poison = GENERATE(1, 50001, 100002);
+  const long long poison = GENERATE(1LL, 50001LL, 100002LL);
   const std::ptrdiff_t slice_length = GENERATE(1, 64, 5000);
   CAPTURE(poison, slice_length);
   const auto slices = dpt::test::tiny_slices(slice_length);
 
   SECTION("inclusive scan") {
     CHECK_THROWS_WITH(dpt::detail::multicore_scan<false>(dpt::test::sliced_cpu_policy, data.data(), data.data() + n,
-                                                         out.data(), 0, sum_unless_poisoned{poison}, slices),
+                                                         out.data(), 0LL, sum_unless_poisoned{poison}, slices),
                       "poisoned operand");
   }
   SECTION("exclusive scan") {
     CHECK_THROWS_WITH(dpt::detail::multicore_scan<true>(dpt::test::sliced_cpu_policy, data.data(), data.data() + n,
-                                                        out.data(), 0, sum_unless_poisoned{poison}, slices),
+                                                        out.data(), 0LL, sum_unless_poisoned{poison}, slices),
                       "poisoned operand");
   }
   SECTION("segmented scan") {
     CHECK_THROWS_WITH(
         dpt::detail::multicore_segmented_scan<false>(dpt::test::sliced_cpu_policy, data.data(), n, flags.data(),
-                                                     out.data(), 0, sum_unless_poisoned{poison}, slices),
+                                                     out.data(), 0LL, sum_unless_poisoned{poison}, slices),
         "poisoned operand");
   }
   SECTION("compaction") {
@@ -86,10 +87,10 @@ TEST_CASE("an operator that throws reaches the caller of the public algorithms o
           "[primitives][exceptions]" DPT_BACKEND_TAG) {
   const std::size_t n = std::size_t(1) << 21;  // past every serial threshold: all cores take part on OMP and TBB
   const auto values = iota_values(n);
-  const thrust::device_vector<int> data(values.begin(), values.end());
+  const thrust::device_vector<long long> data(values.begin(), values.end());
   const thrust::device_vector<int> flags(n, 0);
-  thrust::device_vector<int> out(n);
-  const int poison = static_cast<int>(n / 2 + 11);
+  thrust::device_vector<long long> out(n);
+  const auto poison = static_cast<long long>(n / 2 + 11);
 
   CHECK_THROWS_WITH(
       dpt::inclusive_scan(thrust::device, data.begin(), data.end(), out.begin(), sum_unless_poisoned{poison}),
