@@ -46,6 +46,7 @@
 
 #include <dpt/config.hpp>
 #include <dpt/scan.hpp>
+#include <dpt/detail/rounding.hpp>
 #include <dpt/detail/temporary_array.hpp>
 #include <dpt/grid.hpp>
 
@@ -53,30 +54,8 @@ namespace dpt {
 
 namespace detail {
 
-// a · b rounded once. nvcc fuses a * b + c into one fma by default, which rounds differently from a host loop;
-// its intrinsics are never fused. (Host compilers fuse only when told to target FMA hardware, e.g. -mfma.)
-template <class Real>
-DPT_HOST_DEVICE Real multiply_rn(Real a, Real b) {
-  return a * b;
-}
-
-DPT_HOST_DEVICE inline float multiply_rn(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-
-DPT_HOST_DEVICE inline double multiply_rn(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-
-// d_x² + d_y² (+ d_z²), d_a = q_a − p_a, in that order, every product rounded on its own.
+// d_x² + d_y² (+ d_z²), d_a = q_a − p_a, in that order, every product rounded on its own
+// (dpt/detail/rounding.hpp).
 template <int Dim, class Real>
 DPT_HOST_DEVICE Real squared_distance(const Real (&p)[Dim], const Real (&q)[Dim]) {
   Real sum = 0;

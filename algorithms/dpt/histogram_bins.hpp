@@ -28,6 +28,7 @@
 #include <type_traits>
 
 #include <dpt/config.hpp>
+#include <dpt/detail/rounding.hpp>
 
 namespace dpt {
 
@@ -45,37 +46,11 @@ even_bins(int, Bound, Bound) -> even_bins<Bound>;
 
 namespace detail {
 
-// `value`, hidden from the optimiser, which can then not fuse a product into the addition that follows:
-// GCC contracts a*b + c into an FMA across statements in its GNU modes (-ffp-contract=fast) whenever the
-// target has FMA (-march=native), and so may a caller's build of these headers.
-template <class T>
-inline T opaque(T value) {
-#if defined(__GNUC__) && defined(__x86_64__)
-  asm("" : "+x"(value));
-#elif defined(__GNUC__) && defined(__aarch64__)
-  asm("" : "+w"(value));
-#else
-  volatile T kept = value;
-  value = kept;
-#endif
-  return value;
-}
-
-// a·b + c with both roundings, never fused into one FMA: NumPy multiplies and adds in two numpy operations,
-// and nvcc (like GCC above) contracts a*b + c into an FMA by default, which would move edges by an ulp.
-DPT_HOST_DEVICE inline double multiply_then_add(double a, double b, double c) {
-#if defined(__CUDA_ARCH__)
-  return __dadd_rn(__dmul_rn(a, b), c);
-#else
-  return opaque(a * b) + c;
-#endif
-}
-DPT_HOST_DEVICE inline float multiply_then_add(float a, float b, float c) {
-#if defined(__CUDA_ARCH__)
-  return __fadd_rn(__fmul_rn(a, b), c);
-#else
-  return opaque(a * b) + c;
-#endif
+// a·b + c with both roundings, never fused into one FMA (dpt/detail/rounding.hpp): NumPy multiplies and adds in
+// two numpy operations, and a fused edge would move by an ulp.
+template <class Real>
+DPT_HOST_DEVICE Real multiply_then_add(Real a, Real b, Real c) {
+  return multiply_rn(a, b) + c;
 }
 
 }  // namespace detail

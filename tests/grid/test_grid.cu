@@ -307,6 +307,56 @@ TEST_CASE("a pair at distance R is found where rounding puts its cells two apart
   }
 }
 
+namespace dpt::test {  // within_radius_with_fma.cpp
+bool within_radius_built_with_fma(const double (&p)[3], const double (&q)[3], double radius);
+bool within_radius_built_with_fma(const float (&p)[2], const float (&q)[2], float radius);
+}  // namespace dpt::test
+
+// Σ (q_a − p_a)² ≤ R², each operation rounded once: every value goes through memory before the next step.
+template <int Dim, class Real>
+bool within_radius_reference(const Real (&p)[Dim], const Real (&q)[Dim], Real radius) {
+  volatile Real sum = 0;
+  for (int a = 0; a < Dim; ++a) {
+    volatile Real d = q[a] - p[a];
+    volatile Real square = d * d;
+    sum = sum + square;
+  }
+  volatile Real radius_squared = radius * radius;
+  return sum <= radius_squared;
+}
+
+TEST_CASE("within_radius decides as in a build that fuses multiply-adds", "[grid][neighbors]" DPT_BACKEND_TAG) {
+#if DPT_TEST_FMA_BUILD
+  if (!__builtin_cpu_supports("fma")) {
+    WARN("this CPU has no FMA: the fused build cannot run");
+    return;
+  }
+#endif
+  // pairs at distance R and one ulp of R either side, where a fused d·d + sum (one rounding instead of two)
+  // flips about one answer in ten
+  std::mt19937_64 rng(41);
+  std::uniform_real_distribution<double> coordinate(-10, 10);
+  for (int trial = 0; trial < 20000; ++trial) {
+    double p[3], q[3];
+    float pf[2], qf[2];
+    for (int a = 0; a < 3; ++a) p[a] = coordinate(rng), q[a] = coordinate(rng);
+    for (int a = 0; a < 2; ++a) pf[a] = float(coordinate(rng)), qf[a] = float(coordinate(rng));
+    const double r =
+        std::sqrt((q[0] - p[0]) * (q[0] - p[0]) + (q[1] - p[1]) * (q[1] - p[1]) + (q[2] - p[2]) * (q[2] - p[2]));
+    const float rf = std::sqrt((qf[0] - pf[0]) * (qf[0] - pf[0]) + (qf[1] - pf[1]) * (qf[1] - pf[1]));
+    for (const double radius : {std::nextafter(r, 0.0), r, std::nextafter(r, 100.0)}) {
+      INFO("3-D double, trial " << trial);
+      REQUIRE(dpt::within_radius(p, q, radius) == within_radius_reference(p, q, radius));
+      REQUIRE(dpt::test::within_radius_built_with_fma(p, q, radius) == within_radius_reference(p, q, radius));
+    }
+    for (const float radius : {std::nextafter(rf, 0.0f), rf, std::nextafter(rf, 100.0f)}) {
+      INFO("2-D float, trial " << trial);
+      REQUIRE(dpt::within_radius(pf, qf, radius) == within_radius_reference(pf, qf, radius));
+      REQUIRE(dpt::test::within_radius_built_with_fma(pf, qf, radius) == within_radius_reference(pf, qf, radius));
+    }
+  }
+}
+
 TEMPLATE_TEST_CASE("cell_index keeps any coordinate in the grid and never decreases as it grows",
                    "[grid]" DPT_BACKEND_TAG, float, double) {
   using limits = std::numeric_limits<TestType>;
