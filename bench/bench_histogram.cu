@@ -65,14 +65,7 @@ void register_benchmarks() {
                 }
                 return on_host(counts) == expected;
               };
-              if (!checked(
-                      state,
-                      [&] {
-                        poison(counts);
-                        op();
-                      },
-                      correct, "the counts disagree with the sequential loop"))
-                return;
+              if (!checked_output(state, counts, op, correct, "the counts disagree with the sequential loop")) return;
               const double seconds = timed_loop(state, where::device, op);
               report(state, seconds, n, bytes);
             });

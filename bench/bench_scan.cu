@@ -38,6 +38,15 @@ auto raw(Vector& v) {
   return thrust::raw_pointer_cast(v.data());
 }
 
+// Checks a variant into its poisoned output (checked_output in bench.hpp), then times it, paired with a copy of
+// n ints from its input to its output (paired_copy). Every benchmark of this family ends here.
+template <class Input, class Output, class Op, class Correct>
+void check_then_measure(benchmark::State& state, std::int64_t n, double bytes, const Input& input, Output& output,
+                        Op&& op, Correct&& correct, const char* error) {
+  if (!checked_output(state, output, op, std::forward<Correct>(correct), error)) return;
+  measure(state, where::device, n, bytes, paired_copy(raw(input), raw(output), n), op);
+}
+
 thrust::device_vector<int> scan_input(std::int64_t n) {
   thrust::device_vector<int> values(n);
   thrust::sequence(values.begin(), values.end(), 0, 7);  // any values; sums wrap harmlessly
@@ -113,41 +122,26 @@ struct is_odd {
 // counted); for compact, the random data read and its odd values (about half) written (about 6n).
 void register_segmented_and_compact(std::int64_t n) {
   const double segmented_bytes = 3.0 * sizeof(int) * n;
-  add("segmented_scan/dpt", n, [n, segmented_bytes](benchmark::State& state) {
-    const auto input = scan_input(n);
-    const auto flags = segment_flags(n);
-    thrust::device_vector<int> output(n);
-    const auto op = [&] {
-      dpt::segmented_inclusive_scan(thrust::device, input.begin(), input.end(), flags.begin(), output.begin());
-    };
-    if (!checked(
-            state,
-            [&] {
-              poison(output);
-              op();
-            },
-            [&] { return is_segmented_scan(output, n); }, "the output disagrees with the sequential segmented scan"))
-      return;
-    measure(state, where::device, n, segmented_bytes, paired_copy(raw(input), raw(output), n), op);
+  // Both segmented scans of the same input and flags; `ids` is room for the segment ids of the variants that
+  // make them.
+  const auto segmented_variant = [n, segmented_bytes](const char* name, auto scan) {
+    add(name, n, [n, segmented_bytes, scan](benchmark::State& state) {
+      const auto input = scan_input(n);
+      const auto flags = segment_flags(n);
+      thrust::device_vector<int> ids(n), output(n);
+      check_then_measure(
+          state, n, segmented_bytes, input, output, [&] { scan(input, flags, ids, output); },
+          [&] { return is_segmented_scan(output, n); }, "the output disagrees with the sequential segmented scan");
+    });
+  };
+  segmented_variant("segmented_scan/dpt", [](const auto& input, const auto& flags, auto&, auto& output) {
+    dpt::segmented_inclusive_scan(thrust::device, input.begin(), input.end(), flags.begin(), output.begin());
   });
-  add("segmented_scan/thrust_scan_by_key", n, [n, segmented_bytes](benchmark::State& state) {
-    const auto input = scan_input(n);
-    const auto flags = segment_flags(n);
-    thrust::device_vector<int> ids(n), output(n);
-    const auto op = [&] {
-      thrust::inclusive_scan(thrust::device, flags.begin(), flags.end(), ids.begin());
-      thrust::inclusive_scan_by_key(thrust::device, ids.begin(), ids.end(), input.begin(), output.begin());
-    };
-    if (!checked(
-            state,
-            [&] {
-              poison(output);
-              op();
-            },
-            [&] { return is_segmented_scan(output, n); }, "the output disagrees with the sequential segmented scan"))
-      return;
-    measure(state, where::device, n, segmented_bytes, paired_copy(raw(input), raw(output), n), op);
-  });
+  segmented_variant(
+      "segmented_scan/thrust_scan_by_key", [](const auto& input, const auto& flags, auto& ids, auto& output) {
+        thrust::inclusive_scan(thrust::device, flags.begin(), flags.end(), ids.begin());
+        thrust::inclusive_scan_by_key(thrust::device, ids.begin(), ids.end(), input.begin(), output.begin());
+      });
   // Both compacts of the same random input, checked against the host loop's odd values in order.
   const auto compact_variant = [n](const char* name, auto compact) {
     add(name, n, [n, compact](benchmark::State& state) {
@@ -167,17 +161,10 @@ void register_segmented_and_compact(std::int64_t n) {
         };
         return kept == odd && equals_sequence(output, kept, next_odd);
       };
-      if (!checked(
-              state,
-              [&] {
-                poison(output);
-                op();
-              },
-              correct, "the output disagrees with the sequential filter"))
-        return;
       // the input read, the kept values (about half) written
       const double bytes = sizeof(int) * (double(n) + double(odd));
-      measure(state, where::device, n, bytes, paired_copy(raw(input), raw(output), n), op);
+      check_then_measure(state, n, bytes, input, output, op, correct,
+                         "the output disagrees with the sequential filter");
     });
   };
   compact_variant("compact/dpt", [](const auto& input, auto& output) {
@@ -207,41 +194,37 @@ void register_benchmarks() {
   for (const auto n : sizes()) register_segmented_and_compact(n);
   for (const auto n : sizes()) {
     const double bytes = 2.0 * sizeof(int) * n;
-    // Checks a scan of scan_input(n) into `output`, then times it (see checked in bench.hpp).
-    const auto check_then_measure = [n, bytes](benchmark::State& state, const auto& input, auto& output, auto&& op) {
-      if (!checked(
-              state,
-              [&] {
-                poison(output);
-                op();
-              },
-              [&] { return is_scan(output, n); }, "the output disagrees with the sequential scan"))
-        return;
-      measure(state, where::device, n, bytes, paired_copy(raw(input), raw(output), n), op);
+    // Checks a scan of scan_input(n) into `output`, then times it.
+    const auto check_then_measure_scan = [n, bytes](benchmark::State& state, const auto& input, auto& output,
+                                                    auto&& op) {
+      check_then_measure(
+          state, n, bytes, input, output, op, [&] { return is_scan(output, n); },
+          "the output disagrees with the sequential scan");
     };
-    add("scan/thrust", n, [n, check_then_measure](benchmark::State& state) {
+    add("scan/thrust", n, [n, check_then_measure_scan](benchmark::State& state) {
       const auto input = scan_input(n);
       thrust::device_vector<int> output(n);
-      check_then_measure(state, input, output,
-                         [&] { thrust::inclusive_scan(thrust::device, input.begin(), input.end(), output.begin()); });
+      check_then_measure_scan(state, input, output, [&] {
+        thrust::inclusive_scan(thrust::device, input.begin(), input.end(), output.begin());
+      });
     });
 #if !DPT_BENCH_GPU
-    add("scan/dpt", n, [n, check_then_measure](benchmark::State& state) {
+    add("scan/dpt", n, [n, check_then_measure_scan](benchmark::State& state) {
       const auto input = scan_input(n);
       thrust::device_vector<int> output(n);
-      check_then_measure(state, input, output,
-                         [&] { dpt::inclusive_scan(thrust::device, input.begin(), input.end(), output.begin()); });
+      check_then_measure_scan(state, input, output,
+                              [&] { dpt::inclusive_scan(thrust::device, input.begin(), input.end(), output.begin()); });
     });
-    add("scan/std_inclusive_scan", n, [n, check_then_measure](benchmark::State& state) {
+    add("scan/std_inclusive_scan", n, [n, check_then_measure_scan](benchmark::State& state) {
       std::vector<int> input(n), output(n);
       for (std::int64_t i = 0; i < n; ++i) input[i] = static_cast<int>(7u * static_cast<std::uint32_t>(i));
-      check_then_measure(state, input, output, [&] {
+      check_then_measure_scan(state, input, output, [&] {
         std::inclusive_scan(input.begin(), input.end(), output.begin());
         benchmark::DoNotOptimize(output.data());
       });
     });
 #else
-    add("scan/cub_device_scan", n, [n, check_then_measure](benchmark::State& state) {
+    add("scan/cub_device_scan", n, [n, check_then_measure_scan](benchmark::State& state) {
       const auto input = scan_input(n);
       thrust::device_vector<int> output(n);
       const int* in = thrust::raw_pointer_cast(input.data());
@@ -250,8 +233,9 @@ void register_benchmarks() {
       DPT_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, in, out, n));
       thrust::device_vector<unsigned char> temp(temp_bytes);
       void* temp_storage = thrust::raw_pointer_cast(temp.data());
-      check_then_measure(state, input, output,
-                         [&] { DPT_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp_storage, temp_bytes, in, out, n)); });
+      check_then_measure_scan(state, input, output, [&] {
+        DPT_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp_storage, temp_bytes, in, out, n));
+      });
     });
 #  if defined(DPT_BENCH_HAVE_CUSTOM_KERNELS)
     using dpt::kernels::device_scan_algorithm;
@@ -263,7 +247,7 @@ void register_benchmarks() {
         {"scan/kernels_single_pass_128x24", &scan_with_kernels<device_scan_algorithm::single_pass, 128, 24>},
     };
     for (const auto& [name, scan] : kernels) {
-      add(name, n, [n, check_then_measure, scan = scan](benchmark::State& state) {
+      add(name, n, [n, check_then_measure_scan, scan = scan](benchmark::State& state) {
         const auto input = scan_input(n);
         thrust::device_vector<int> output(n);
         const int* in = thrust::raw_pointer_cast(input.data());
@@ -272,7 +256,7 @@ void register_benchmarks() {
         scan(nullptr, scratch_bytes, in, out, n);
         thrust::device_vector<unsigned char> scratch(scratch_bytes);  // allocated outside the timing, as CUB's is
         void* d_scratch = thrust::raw_pointer_cast(scratch.data());
-        check_then_measure(state, input, output, [&] { scan(d_scratch, scratch_bytes, in, out, n); });
+        check_then_measure_scan(state, input, output, [&] { scan(d_scratch, scratch_bytes, in, out, n); });
       });
     }
 #  endif

@@ -108,6 +108,18 @@ void poison(Vector& v) {
   thrust::fill(v.begin(), v.end(), value);
 }
 
+// `checked` for a variant whose one output is `output`: poisons it, runs `op` once and asks `correct`.
+template <class Output, class Op, class Correct>
+bool checked_output(benchmark::State& state, Output& output, Op& op, Correct&& correct, const char* error) {
+  return checked(
+      state,
+      [&] {
+        poison(output);
+        op();
+      },
+      std::forward<Correct>(correct), error);
+}
+
 // Whether the first `count` elements of `v` (a device or host vector) are expected(0), expected(1), … (called
 // once each, in order, so it may carry a running sum). Copied to the host 1 Mi elements at a time: checking an
 // output of 2^28 elements takes no second copy of it.
