@@ -1,12 +1,12 @@
 #include "histogram/values_file.hpp"
 
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
 
+#include "support/cli.hpp"
 #include "support/errors.hpp"
 
 namespace dpt::app {
@@ -33,13 +33,14 @@ std::vector<double> read_text(const std::string& path) {
     ++line_number;
     const std::string token = trimmed(line);
     if (token.empty()) continue;
-    errno = 0;
-    char* end = nullptr;
-    const double value = std::strtod(token.c_str(), &end);
-    if (*end != '\0') throw file_error(path, line_number, "'" + token + "' is not a number");
-    // strtod reports ERANGE for overflow (±HUGE_VAL) and for underflow; only overflow loses the value
-    if (errno == ERANGE && (value == HUGE_VAL || value == -HUGE_VAL)) {
-      throw file_error(path, line_number, "'" + token + "' is out of the range of a double");
+    double value = 0;
+    switch (read_double(token, value)) {
+      case double_token::not_a_number:
+        throw file_error(path, line_number, "'" + token + "' is not a number");
+      case double_token::overflows:
+        throw file_error(path, line_number, "'" + token + "' is out of the range of a double");
+      case double_token::number:
+        break;
     }
     values.push_back(value);
   }

@@ -128,8 +128,8 @@ struct input_values {
 // One value of type T from a whole token, or an input_error naming the file and line.
 template <class T>
 T parse_value(const std::string& token, const std::string& file, long long line) {
-  std::istringstream in(token);
   if constexpr (std::is_integral_v<T>) {
+    std::istringstream in(token);
     long long value = 0;
     in >> value;
     if (!in || !in.eof() || value < std::numeric_limits<T>::min() || value > std::numeric_limits<T>::max())
@@ -137,12 +137,15 @@ T parse_value(const std::string& token, const std::string& file, long long line)
     return static_cast<T>(value);
   } else {
     double value = 0;
-    in >> value;
-    if (!in || !in.eof()) throw dpt::app::file_error(file, line, "'" + token + "' is not a number");
+    const auto read = dpt::app::read_double(token, value);
+    if (read == dpt::app::double_token::not_a_number)
+      throw dpt::app::file_error(file, line, "'" + token + "' is not a number");
+    if (!std::isfinite(value) && read != dpt::app::double_token::overflows)
+      throw dpt::app::file_error(file, line, "'" + token + "' is not a finite " + type_name<T>() + " value");
     // Judged after rounding to T: 3.40282347e+38, the 9 digits --out writes for FLT_MAX, lies above FLT_MAX
     // as a double but rounds to it, so it must read back.
     if (!std::isfinite(static_cast<T>(value)))
-      throw dpt::app::file_error(file, line, "'" + token + "' is not a finite " + type_name<T>() + " value");
+      throw dpt::app::file_error(file, line, "'" + token + "' is out of the range of " + type_name<T>());
     return static_cast<T>(value);
   }
 }

@@ -76,15 +76,26 @@ long long parse_int(const std::string& token, const std::string& what) {
   return value;
 }
 
-double parse_double(const std::string& token, const std::string& what) {
+double_token read_double(const std::string& token, double& value) {
   errno = 0;
   char* end = nullptr;
-  const double value = std::strtod(token.c_str(), &end);
-  if (token.empty() || *end != '\0') throw input_error(what + ": '" + token + "' is not a number");
+  value = std::strtod(token.c_str(), &end);
+  if (token.empty() || *end != '\0') return double_token::not_a_number;
   // strtod reports ERANGE both for overflow, returning ±HUGE_VAL, and for underflow, returning a subnormal or
   // zero: only overflow loses the value (1e-310 is a subnormal double, 1e-400 rounds to 0, as it should)
-  if (errno == ERANGE && (value == HUGE_VAL || value == -HUGE_VAL)) {
-    throw input_error(what + ": '" + token + "' is out of range");
+  if (errno == ERANGE && (value == HUGE_VAL || value == -HUGE_VAL)) return double_token::overflows;
+  return double_token::number;
+}
+
+double parse_double(const std::string& token, const std::string& what) {
+  double value = 0;
+  switch (read_double(token, value)) {
+    case double_token::not_a_number:
+      throw input_error(what + ": '" + token + "' is not a number");
+    case double_token::overflows:
+      throw input_error(what + ": '" + token + "' is out of range");
+    case double_token::number:
+      break;
   }
   return value;
 }

@@ -36,4 +36,10 @@ class cli {
 long long parse_int(const std::string& token, const std::string& what);
 double parse_double(const std::string& token, const std::string& what);
 
+// How a whole token reads as a double, by those rules, for callers that word their own errors (with a file and a
+// line): `value` is set when the token is a number; "1e309" is a number that overflows, "1e-310" a subnormal that
+// is kept, "inf" and "nan" are numbers (callers that want finite values check them).
+enum class double_token { number, not_a_number, overflows };
+double_token read_double(const std::string& token, double& value);
+
 }  // namespace dpt::app

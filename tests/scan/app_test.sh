@@ -56,10 +56,19 @@ expect_bad "i32 out of range" "too_big.txt:3: '2147483648' is not a valid i32" -
 printf '1 2\n' >"$work/two.txt"
 expect_bad "two values on a line" "two.txt:1: expected one value per line" --input "$work/two.txt"
 printf '1\nnan\n' >"$work/nan.txt"
-expect_bad "NaN" "nan.txt:2: 'nan' is not a number" --input "$work/nan.txt" --type f64
+expect_bad "NaN" "nan.txt:2: 'nan' is not a finite f64 value" --input "$work/nan.txt" --type f64
+printf -- '-inf\n' >"$work/inf.txt"
+expect_bad "infinity" "inf.txt:1: '-inf' is not a finite f32 value" --input "$work/inf.txt" --type f32
 printf '1\n3.4028236e+38\n' >"$work/past_flt_max.txt"
-expect_bad "past FLT_MAX" "past_flt_max.txt:2: '3.4028236e+38' is not a finite f32 value" \
+expect_bad "past FLT_MAX" "past_flt_max.txt:2: '3.4028236e+38' is out of the range of f32" \
   --input "$work/past_flt_max.txt" --type f32
+printf '2\n1e309\n' >"$work/past_dbl_max.txt"
+expect_bad "past DBL_MAX" "past_dbl_max.txt:2: '1e309' is out of the range of f64" --input "$work/past_dbl_max.txt" \
+  --type f64
+expect_bad "past DBL_MAX, as f32" "past_dbl_max.txt:2: '1e309' is out of the range of f32" \
+  --input "$work/past_dbl_max.txt" --type f32
+printf '1e-310\n1\n' >"$work/subnormal.txt"  # a subnormal double is a value like any other
+"$app" --input "$work/subnormal.txt" --type f64 --check >"$work/stdout" 2>&1 || fail "a subnormal f64: exit status $?"
 expect_bad "missing file" "no-such.txt: cannot open" --input "$work/no-such.txt"
 mkdir "$work/folder"
 expect_bad "a folder" "folder: read error" --input "$work/folder"
