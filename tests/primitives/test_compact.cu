@@ -191,8 +191,7 @@ TEST_CASE("the CPU compaction keeps 8-byte elements when the output is streamed"
   CAPTURE(name(walk));
   const auto data = dpt::test::random_values<std::int64_t>(n, 73, -(std::int64_t(1) << 40), std::int64_t(1) << 40);
   check_multicore_compact(
-      data, [](std::int64_t x) { return x % 2 != 0; }, dpt::detail::slice_sizes::for_element_bytes(8), walk,
-      std::int64_t(-2));
+      data, [](std::int64_t x) { return x % 2 != 0; }, dpt::detail::compact_slice_sizes(8), walk, std::int64_t(-2));
 }
 
 TEST_CASE("the CPU compaction converts its elements to an output of another type",
@@ -208,7 +207,7 @@ TEST_CASE("the CPU compaction converts its elements to an output of another type
   std::vector<std::int64_t> out(n, -1);
   const auto end =
       dpt::detail::multicore_compact(dpt::test::sliced_cpu_policy, data.data(), static_cast<std::ptrdiff_t>(n),
-                                     out.data(), is_even{}, dpt::detail::slice_sizes::for_element_bytes(4), walk);
+                                     out.data(), is_even{}, dpt::detail::compact_slice_sizes(4), walk);
   REQUIRE(end - out.data() == static_cast<std::ptrdiff_t>(expected.size()));
   CHECK(std::vector<std::int64_t>(out.data(), end) == expected);
 

@@ -103,9 +103,10 @@ std::ptrdiff_t cpu_workers() {
 struct slice_sizes {
   std::ptrdiff_t slice_length, serial_length;
 
-  // For inputs that read `bytes_per_element` bytes per element (all input sequences together).
-  static slice_sizes for_element_bytes(std::size_t bytes_per_element) {
-    constexpr std::size_t slice_bytes = 256 * 1024, serial_bytes = 512 * 1024;
+  // For inputs that read `bytes_per_element` bytes per element (all input sequences together), in slices of
+  // `slice_bytes` of input.
+  static slice_sizes for_element_bytes(std::size_t bytes_per_element, std::size_t slice_bytes = 256 * 1024) {
+    constexpr std::size_t serial_bytes = 512 * 1024;
     return {std::ptrdiff_t(std::max<std::size_t>(1, slice_bytes / bytes_per_element)),
             std::ptrdiff_t(serial_bytes / bytes_per_element)};
   }
