@@ -14,6 +14,7 @@
 #include <dpt/grid.hpp>
 #include <dpt/grid_neighbors.hpp>
 #include "grid/grid_reference.hpp"
+#include "support/fma_build.hpp"
 #include "support/random_inputs.hpp"
 
 namespace {
@@ -326,12 +327,7 @@ bool within_radius_reference(const Real (&p)[Dim], const Real (&q)[Dim], Real ra
 }
 
 TEST_CASE("within_radius decides as in a build that fuses multiply-adds", "[grid][neighbors]" DPT_BACKEND_TAG) {
-#if DPT_TEST_FMA_BUILD
-  if (!__builtin_cpu_supports("fma")) {
-    WARN("this CPU has no FMA: the fused build cannot run");
-    return;
-  }
-#endif
+  if (!dpt::test::fma_build_runs_here()) return;
   // pairs at distance R and one ulp of R either side, where a fused d·d + sum (one rounding instead of two)
   // flips about one answer in ten
   std::mt19937_64 rng(41);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <dpt/histogram.hpp>
+#include "support/fma_build.hpp"
 #include "support/random_inputs.hpp"
 
 namespace {
@@ -255,12 +256,7 @@ int numpy_bin_built_with_fma(double value, const dpt::even_bins<double>& bins); 
 }
 
 TEST_CASE("NumPy's bins stay where they are in a build that fuses multiply-adds", "[histogram]" DPT_BACKEND_TAG) {
-#if DPT_TEST_FMA_BUILD
-  if (!__builtin_cpu_supports("fma")) {
-    WARN("this CPU has no FMA: the fused build cannot run");
-    return;
-  }
-#endif
+  if (!dpt::test::fma_build_runs_here()) return;
   // np.histogram([-25.209999999999997], 100, range=(-91, 38)) counts it in bin 50; a fused 51·step − 91
   // rounds edge 51 once instead of twice, below the value, and the bin becomes 51
   CHECK(dpt::test::numpy_bin_built_with_fma(-25.209999999999997, dpt::even_bins{100, -91.0, 38.0}) == 50);
