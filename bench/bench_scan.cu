@@ -122,23 +122,23 @@ struct is_odd {
 // counted); for compact, the random data read and its odd values (about half) written (about 6n).
 void register_segmented_and_compact(std::int64_t n) {
   const double segmented_bytes = 3.0 * sizeof(int) * n;
-  // Both segmented scans of the same input and flags; `ids` is room for the segment ids of the variants that
-  // make them.
-  const auto segmented_variant = [n, segmented_bytes](const char* name, auto scan) {
-    add(name, n, [n, segmented_bytes, scan](benchmark::State& state) {
+  // Both segmented scans of the same input and flags; `ids` is room for the segment ids of a variant that makes
+  // them (`makes_ids`), allocated outside the timing, and empty for the others.
+  const auto segmented_variant = [n, segmented_bytes](const char* name, bool makes_ids, auto scan) {
+    add(name, n, [n, segmented_bytes, makes_ids, scan](benchmark::State& state) {
       const auto input = scan_input(n);
       const auto flags = segment_flags(n);
-      thrust::device_vector<int> ids(n), output(n);
+      thrust::device_vector<int> ids(makes_ids ? n : 0), output(n);
       check_then_measure(
           state, n, segmented_bytes, input, output, [&] { scan(input, flags, ids, output); },
           [&] { return is_segmented_scan(output, n); }, "the output disagrees with the sequential segmented scan");
     });
   };
-  segmented_variant("segmented_scan/dpt", [](const auto& input, const auto& flags, auto&, auto& output) {
+  segmented_variant("segmented_scan/dpt", false, [](const auto& input, const auto& flags, auto&, auto& output) {
     dpt::segmented_inclusive_scan(thrust::device, input.begin(), input.end(), flags.begin(), output.begin());
   });
   segmented_variant(
-      "segmented_scan/thrust_scan_by_key", [](const auto& input, const auto& flags, auto& ids, auto& output) {
+      "segmented_scan/thrust_scan_by_key", true, [](const auto& input, const auto& flags, auto& ids, auto& output) {
         thrust::inclusive_scan(thrust::device, flags.begin(), flags.end(), ids.begin());
         thrust::inclusive_scan_by_key(thrust::device, ids.begin(), ids.end(), input.begin(), output.begin());
       });
