@@ -32,9 +32,10 @@ dpt_run_family() {  # dpt_run_family EXECUTABLE NAME PROCESSES RESULTS SCRATCH G
     fi
     dpt_record_command "$fresh/$name.$process.json" "$command"
   done
-  rm -f "$results/$name".json "$results/$name".[0-9]*.json "$results/$name".json.gz "$results/$name".[0-9]*.json.gz
   if ((gzip)); then
     gzip -9 -n "$fresh"/*.json || return 1
   fi
+  # the earlier results go only once the new ones are ready to take their place
+  rm -f "$results/$name".json "$results/$name".[0-9]*.json "$results/$name".json.gz "$results/$name".[0-9]*.json.gz
   mv "$fresh"/* "$results"/ && rmdir "$fresh"
 }

@@ -137,15 +137,20 @@ T parse_value(const std::string& token, const std::string& file, long long line)
     return static_cast<T>(value);
   } else {
     double value = 0;
-    const auto read = dpt::app::read_double(token, value);
-    if (read == dpt::app::double_token::not_a_number)
-      throw dpt::app::file_error(file, line, "'" + token + "' is not a number");
-    if (!std::isfinite(value) && read != dpt::app::double_token::overflows)
+    const std::string out_of_range = "'" + token + "' is out of the range of " + type_name<T>();
+    switch (dpt::app::read_double(token, value)) {
+      case dpt::app::double_token::not_a_number:
+        throw dpt::app::file_error(file, line, "'" + token + "' is not a number");
+      case dpt::app::double_token::overflows:
+        throw dpt::app::file_error(file, line, out_of_range);
+      case dpt::app::double_token::number:
+        break;
+    }
+    if (!std::isfinite(value))
       throw dpt::app::file_error(file, line, "'" + token + "' is not a finite " + type_name<T>() + " value");
     // Judged after rounding to T: 3.40282347e+38, the 9 digits --out writes for FLT_MAX, lies above FLT_MAX
     // as a double but rounds to it, so it must read back.
-    if (!std::isfinite(static_cast<T>(value)))
-      throw dpt::app::file_error(file, line, "'" + token + "' is out of the range of " + type_name<T>());
+    if (!std::isfinite(static_cast<T>(value))) throw dpt::app::file_error(file, line, out_of_range);
     return static_cast<T>(value);
   }
 }
