@@ -274,13 +274,14 @@ template <class T, class DerivedPolicy, class Loops, class AssociativeOp>
 std::optional<T> run_slice_scan(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, std::ptrdiff_t n,
                                 const Loops& loops, std::optional<T> seed, AssociativeOp op, slice_sizes sizes) {
   if (n == 0) return seed;
-  if (n <= sizes.serial_length) {
-    // too small to pay for waking the other cores: one slice, walked on the calling thread
+  const auto slice_length = std::max<std::ptrdiff_t>(1, sizes.slice_length);
+  const auto slices = (n + slice_length - 1) / slice_length;
+  if (n <= sizes.serial_length || slices == 1) {
+    // too small to pay for waking the other cores, or a single slice that only one core could take: walked on
+    // the calling thread
     auto scratch = loops.make_scratch(0);
     return loops.scan(scratch, 0, n, seed ? &*seed : nullptr, index_range{});
   }
-  const auto slice_length = std::max<std::ptrdiff_t>(1, sizes.slice_length);
-  const auto slices = (n + slice_length - 1) / slice_length;
   slice_prefixes<T> prefixes(slices);
   std::atomic<std::ptrdiff_t> next_slice{0};
   const auto workers = std::min(slices, cpu_workers<DerivedPolicy>());

@@ -1,0 +1,116 @@
+// dpt/detail/slice_scan.hpp's plan, seen through loops that record what they are asked to do: every slice is
+// reduced once and walked once, in order of its base, and an input that fits one slice (or the serial length)
+// is walked once on its own, with no reduce, however many cores there are.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include <cuda/std/functional>
+
+#include <dpt/detail/slice_scan.hpp>
+#include "support/sliced_cpu_policy.hpp"
+
+namespace {
+
+// What the recipe asked of the loops: each reduce's and each walk's range, and the base each walk got.
+struct loop_calls {
+  struct walk {
+    std::ptrdiff_t begin, end;
+    std::optional<long long> base;
+  };
+  std::mutex mutex;
+  std::vector<std::ptrdiff_t> reduced_begins;
+  std::vector<walk> walks;
+};
+
+// Loops whose total of a range is its length: the prefix through slice s is where slice s + 1 begins.
+struct recording_loops {
+  loop_calls* calls;
+  bool prefetches_next_slice() const { return false; }
+  dpt::detail::no_scratch make_scratch(std::ptrdiff_t) const { return {}; }
+  long long reduce(dpt::detail::no_scratch&, std::ptrdiff_t begin, std::ptrdiff_t end) const {
+    const std::lock_guard<std::mutex> lock(calls->mutex);
+    calls->reduced_begins.push_back(begin);
+    return end - begin;
+  }
+  long long scan(dpt::detail::no_scratch&, std::ptrdiff_t begin, std::ptrdiff_t end, const long long* base,
+                 dpt::detail::index_range) const {
+    const std::lock_guard<std::mutex> lock(calls->mutex);
+    calls->walks.push_back({begin, end, base ? std::optional<long long>(*base) : std::nullopt});
+    return (base ? *base : 0) + (end - begin);
+  }
+};
+
+std::optional<long long> run(std::ptrdiff_t n, dpt::detail::slice_sizes sizes, loop_calls& calls,
+                             std::optional<long long> seed = std::nullopt) {
+  return dpt::detail::run_slice_scan(dpt::test::sliced_cpu_policy, n, recording_loops{&calls}, seed,
+                                     ::cuda::std::plus<long long>{}, sizes);
+}
+
+}  // namespace
+
+TEST_CASE("the sliced recipe reduces and walks every slice once, from its base", "[primitives][scan]" DPT_BACKEND_TAG) {
+  const std::ptrdiff_t slice_length = GENERATE(1, 3, 64);
+  const std::ptrdiff_t n = slice_length + GENERATE(1, 6, 96, 1008);  // two slices or more
+  CAPTURE(n, slice_length);
+  loop_calls calls;
+  const auto total = run(n, dpt::test::tiny_slices(slice_length), calls, 5);
+  REQUIRE(total == 5 + n);
+
+  const auto slices = (n + slice_length - 1) / slice_length;
+  std::vector<std::ptrdiff_t> reduced = calls.reduced_begins;
+  std::sort(reduced.begin(), reduced.end());
+  std::vector<std::ptrdiff_t> expected(slices);
+  for (std::ptrdiff_t s = 0; s < slices; ++s) expected[s] = s * slice_length;
+  CHECK(reduced == expected);
+  REQUIRE(calls.walks.size() == static_cast<std::size_t>(slices));
+  for (const auto& walk : calls.walks) {
+    CAPTURE(walk.begin);
+    CHECK(walk.begin % slice_length == 0);
+    CHECK(walk.end == std::min(n, walk.begin + slice_length));
+    CHECK(walk.base == 5 + walk.begin);  // the seed and everything before the slice
+  }
+}
+
+TEST_CASE("an input of one slice is walked once, with no reduce", "[primitives][scan]" DPT_BACKEND_TAG) {
+  // past the serial length, but one slice long: only one core could take it, so the calling thread walks it
+  const std::ptrdiff_t n = GENERATE(1, 2, 63, 64);
+  CAPTURE(n);
+  loop_calls calls;
+  SECTION("unseeded") {
+    CHECK(run(n, dpt::test::tiny_slices(64), calls) == n);
+    REQUIRE(calls.walks.size() == 1);
+    CHECK(calls.walks[0].base == std::nullopt);
+  }
+  SECTION("seeded") {
+    CHECK(run(n, dpt::test::tiny_slices(64), calls, 5) == 5 + n);
+    REQUIRE(calls.walks.size() == 1);
+    CHECK(calls.walks[0].base == 5);
+  }
+  CHECK(calls.reduced_begins.empty());
+  CHECK(calls.walks[0].begin == 0);
+  CHECK(calls.walks[0].end == n);
+}
+
+TEST_CASE("an input within the serial length is walked once, with no reduce", "[primitives][scan]" DPT_BACKEND_TAG) {
+  const std::ptrdiff_t n = GENERATE(1, 97, 1009);
+  CAPTURE(n);
+  loop_calls calls;
+  const dpt::detail::slice_sizes sizes{3, 1009};  // many slices, but within the serial length
+  CHECK(run(n, sizes, calls) == n);
+  CHECK(calls.reduced_begins.empty());
+  REQUIRE(calls.walks.size() == 1);
+  CHECK(calls.walks[0].end == n);
+}
+
+TEST_CASE("an empty input returns its seed and asks nothing of the loops", "[primitives][scan]" DPT_BACKEND_TAG) {
+  loop_calls calls;
+  CHECK(run(0, dpt::test::tiny_slices(3), calls) == std::nullopt);
+  CHECK(run(0, dpt::test::tiny_slices(3), calls, 5) == 5);
+  CHECK(calls.reduced_begins.empty());
+  CHECK(calls.walks.empty());
+}
