@@ -1,6 +1,6 @@
 // dpt/detail/slice_scan.hpp's plan, seen through loops that record what they are asked to do: every slice is
-// reduced once and walked once, in order of its base, and an input that fits one slice (or the serial length)
-// is walked once on its own, with no reduce, however many cores there are.
+// reduced once and walked once, each walk from the total of everything before its slice, and an input that fits
+// one slice (or the serial length) is walked once on its own, with no reduce, however many cores there are.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
