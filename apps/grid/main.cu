@@ -25,7 +25,9 @@
 #include "grid/grid_png.hpp"
 #include "grid/particles_csv.hpp"
 #include "support/cli.hpp"
+#include "support/device_memory.hpp"
 #include "support/errors.hpp"
+#include "support/memory.hpp"
 #include "support/output_file.hpp"
 #include "support/timing.hpp"
 
@@ -358,8 +360,27 @@ auto rejecting_bad_input(const particle_source& p, Body&& body) {
   }
 }
 
+// A lower bound on what dpt-grid holds at once for n particles in `cells` cells (`with_input`: the particles
+// themselves too, as generated doubles): on the device the positions, each particle's cell and index (and
+// neighbour count), each cell's start and end; on the host the starts, ends and counts copied back.
+template <int Dim, class Real>
+std::vector<dpt::app::memory_need> grid_memory_needs(const options& o, double n, double cells, bool with_input) {
+  const double index = sizeof(index_type);
+  return {{(with_input ? 8.0 * Dim * n : 0) + 3 * index * cells,
+           (Dim * sizeof(Real) + (o.radius ? 3 : 2) * index) * n + 2 * index * cells}};
+}
+
 template <int Dim, class Real>
 int run(const options& o) {
+  double cells = 1;
+  for (const int d : o.dims) cells *= d;
+  // --generate's particles are checked before they are made (more cells than dpt-grid supports are refused below)
+  if (o.input_path.empty() && cells <= std::numeric_limits<std::int32_t>::max()) {
+    dpt::app::require_memory(
+        grid_memory_needs<Dim, Real>(o, static_cast<double>(o.n), cells, true),
+        std::to_string(o.n) + " particles in " + std::to_string(static_cast<long long>(cells)) + " cells",
+        dpt::app::this_builds_device_memory());
+  }
   const particle_source source = load_particles(o);
   const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(source.size());
   require_representable<Real>(source, Dim);
@@ -368,6 +389,13 @@ int run(const options& o) {
   const std::int64_t cell_count = grid.cell_count();
   if (cell_count > std::numeric_limits<std::int32_t>::max()) {
     throw input_error("--dims: " + std::to_string(cell_count) + " cells are more than dpt-grid supports (2^31 - 1)");
+  }
+  // a CSV's particles, once read (the file bounds their number)
+  if (!o.input_path.empty()) {
+    dpt::app::require_memory(
+        grid_memory_needs<Dim, Real>(o, static_cast<double>(n), static_cast<double>(cell_count), false),
+        o.input_path + " (" + std::to_string(n) + " particles) in " + std::to_string(cell_count) + " cells",
+        dpt::app::this_builds_device_memory());
   }
   Real radius = 0;
   if (o.radius) {

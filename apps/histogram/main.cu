@@ -22,7 +22,9 @@
 #include "histogram/histogram_png.hpp"
 #include "histogram/values_file.hpp"
 #include "support/cli.hpp"
+#include "support/device_memory.hpp"
 #include "support/errors.hpp"
+#include "support/memory.hpp"
 #include "support/output_file.hpp"
 #include "support/timing.hpp"
 
@@ -119,6 +121,16 @@ options parse_options(const dpt::app::cli& args) {
   o.out_path = args.get_or("out", "");
   o.png_path = args.get_or("png", "");
   return o;
+}
+
+// A lower bound on what dpt-histogram holds at once for n values of `value_bytes` each and `bins` bins
+// (`with_input`: the values themselves too, as generated doubles): the values and the counts on the device, and
+// on the host the reference counts and a method's counts, as copied back and as a vector.
+std::vector<dpt::app::memory_need> histogram_memory_needs(std::int64_t n, double value_bytes, int bins,
+                                                          bool with_input) {
+  const double counts = 8.0 * bins;
+  return {
+      {(with_input ? 8.0 * static_cast<double>(n) : 0) + 3 * counts, value_bytes * static_cast<double>(n) + counts}};
 }
 
 dpt::app::value_array generate_values(const options& o) {
@@ -282,8 +294,23 @@ int main(int argc, char* argv[]) {
       return 0;
     }
     const options o = parse_options(args);
+    // --n is checked before its values are made; a file's values are read first (the file bounds their number)
+    if (o.input_path.empty()) {
+      dpt::app::require_memory(histogram_memory_needs(o.n, 8, o.bins, true),
+                               "a histogram of " + std::to_string(o.n) + " values",
+                               dpt::app::this_builds_device_memory());
+    }
     const auto values = o.input_path.empty() ? generate_values(o) : dpt::app::read_values(o.input_path);
     const std::string source = o.input_path.empty() ? "--generate " + o.generate : o.input_path;
+    if (!o.input_path.empty()) {
+      std::visit(
+          [&](const auto& v) {
+            dpt::app::require_memory(
+                histogram_memory_needs(static_cast<std::int64_t>(v.size()), sizeof(v[0]), o.bins, false),
+                o.input_path + " (" + std::to_string(v.size()) + " values)", dpt::app::this_builds_device_memory());
+          },
+          values);
+    }
     return std::visit([&](const auto& v) { return run(o, v, source); }, values);
   });
 }

@@ -28,7 +28,9 @@
 #include <dpt/config.hpp>
 #include <dpt/kernels/device_scan.hpp>
 #include "support/cli.hpp"
+#include "support/device_memory.hpp"
 #include "support/errors.hpp"
+#include "support/memory.hpp"
 #include "support/output_file.hpp"
 #include "support/timing.hpp"
 
@@ -318,14 +320,34 @@ void run_impl(const std::string& impl, const thrust::device_vector<T>& in, thrus
     k::inclusive_scan(algorithm, d_in, d_out, n, k::sum{});
 }
 
+// A lower bound on what dpt-scan holds at once, for n values of type T (`with_input`: the values themselves too):
+// the sequential reference (and floats' error bounds), the input and output on the device, and an output back on
+// the host twice (as copied, then as a vector; with several implementations the first one's is kept for --out).
+template <class T>
+std::vector<dpt::app::memory_need> scan_memory_needs(std::int64_t n, std::size_t impls, bool with_input) {
+  const double bytes = static_cast<double>(n) * sizeof(T);
+  const double bounds = std::is_floating_point_v<T> ? 8.0 * static_cast<double>(n) : 0;
+  return {{(with_input ? bytes : 0) + bytes * (impls > 1 ? 4 : 3) + bounds, 2 * bytes}};
+}
+
 template <class T>
 int run(const options& opt) {
   // opened first, so that an --out that cannot be written is reported before any work
   std::optional<dpt::app::output_file> out;
   if (!opt.out.empty()) out.emplace(opt.out);
+  // --n is checked before its values are made; a file's values are read first (the file bounds their number)
+  if (opt.input.empty()) {
+    dpt::app::require_memory(scan_memory_needs<T>(opt.n, opt.impls.size(), true),
+                             "a scan of " + std::to_string(opt.n) + " " + opt.type + " values",
+                             dpt::app::this_builds_device_memory());
+  }
   const input_values<T> in = opt.input.empty() ? random_values<T>(opt.n, opt.seed) : read_values<T>(opt.input);
   const std::vector<T>& values = in.values;
   const auto n = static_cast<std::int64_t>(values.size());
+  if (!opt.input.empty()) {
+    dpt::app::require_memory(scan_memory_needs<T>(n, opt.impls.size(), false),
+                             opt.input + " (" + std::to_string(n) + " values)", dpt::app::this_builds_device_memory());
+  }
   // Always computed: it is also what refuses inputs whose prefix sums overflow.
   const reference<T> ref = reference_scan(in, opt.exclusive);
 

@@ -24,8 +24,10 @@
 #endif
 #include "support/cli.hpp"
 #include "support/device_csr.hpp"
+#include "support/device_memory.hpp"
 #include "support/errors.hpp"
 #include "support/matrix_market.hpp"
+#include "support/memory.hpp"
 #include "support/output_file.hpp"
 #include "support/timing.hpp"
 
@@ -84,6 +86,22 @@ options parse_options(const dpt::app::cli& args) {
   }
   opt.single_precision = precision == "float";
   return opt;
+}
+
+// Lower bounds on what dpt-spmv holds at once, beyond the matrix it has read, phase by phase: R rows, C columns, E
+// stored entries, I and V bytes per index and value. A size line may declare 10^9 rows over one entry; these
+// let require_memory refuse that before anything is allocated.
+std::vector<dpt::app::memory_need> spmv_memory_needs(const options& opt, const dpt::mtx::coo_matrix& m) {
+  const double I = dpt::app::index_type_fits<std::int32_t>(m) ? 4 : 8, V = opt.single_precision ? 4 : 8;
+  const double R = static_cast<double>(m.rows), C = static_cast<double>(m.cols);
+  const double E = static_cast<double>(m.stored_entries());
+  const double x_host = 8 * C, offsets = (R + 1) * I, y_host = R * (V + 8);  // y back as computed, and in double
+  std::vector<dpt::app::memory_need> needs{
+      {x_host + 16 * R, 0},                       // refuse_overflow: each row's positive and negative sums
+      {x_host, E * (3 * I + 2 * V) + offsets},    // to_device_csr: the entries as COO and as CSR, row offsets
+      {x_host + y_host, offsets + (C + R) * V}};  // the timed runs and after: row offsets, x and y
+  if (opt.check) needs.push_back({x_host + y_host + 40 * E + 48 * R, offsets + (C + R) * V});  // reference_spmv
+  return needs;
 }
 
 std::vector<double> make_x(const options& opt, std::int64_t cols, const dpt::mtx::storage& storage) {
@@ -330,6 +348,10 @@ int main(int argc, char* argv[]) {
     if (!opt.out_path.empty()) out.emplace(opt.out_path);
     const auto& storage = opt.single_precision ? float_values : dpt::mtx::as_double;
     const auto m = dpt::mtx::read_matrix(opt.matrix_path, storage);
+    const std::string matrix = opt.matrix_path + " (" + std::to_string(m.rows) + " x " + std::to_string(m.cols) + ", " +
+                               std::to_string(m.stored_entries()) +
+                               (m.stored_entries() == 1 ? " stored entry)" : " stored entries)");
+    dpt::app::require_memory(spmv_memory_needs(opt, m), matrix, dpt::app::this_builds_device_memory());
     const auto x = make_x(opt, m.cols, storage);
     return opt.single_precision ? run_with_index<float>(opt, m, x, out) : run_with_index<double>(opt, m, x, out);
   });

@@ -51,7 +51,8 @@ int run_app(const char* program, Body&& body) {
   } catch (const std::bad_alloc&) {
     // An allocation failed (Thrust's device allocations throw a std::bad_alloc too). Exit status 1, not 2: the
     // input was well formed, it only needs more memory than this machine or device has; the same command may
-    // succeed elsewhere. The readers reject sizes that no allocation could ever satisfy as bad input (exit 2).
+    // succeed elsewhere. The readers reject sizes that no allocation could ever satisfy as bad input (exit 2), and
+    // require_memory (memory.hpp) refuses, with exit status 1 too, an input known not to fit before it allocates.
     std::fprintf(stderr, "%s: error: not enough memory for this input (an allocation failed)\n", program);
     return 1;
   } catch (const std::exception& e) {

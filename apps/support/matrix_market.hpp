@@ -67,8 +67,8 @@ inline constexpr storage as_float{std::numeric_limits<float>::max(), "float"};
 // The largest row, column or entry count a size line may declare: one less than the most 64-bit elements a
 // std::vector can hold (PTRDIFF_MAX / 8), so that the rows + 1 row offsets of a CSR matrix, its indices and
 // x and y can all be sized, in either index type dpt-spmv uses (int32 or int64). A larger count is an error on
-// the size line. A count within it may still be more than memory holds: run_app reports that as "not enough
-// memory".
+// the size line. A count within it may still be more than memory holds: dpt-spmv's require_memory (memory.hpp)
+// refuses that before it allocates, and run_app reports an allocation that fails anyway as "not enough memory".
 inline constexpr std::int64_t largest_size = std::numeric_limits<std::ptrdiff_t>::max() / 8 - 1;
 
 // Parses the text of a coordinate file. `file_name` is used in error messages only.

@@ -103,6 +103,11 @@ if [[ $build == cpu ]]; then
 fi
 "$app" --help >/dev/null || fail "--help exits $?"
 
+# More values than any machine's memory holds (2^34 i64: 128 GiB each for the input, the reference, the device's
+# input and output…) are refused before they are generated, with what the scan needs and what is available.
+expect_refused "2^34 i64 values" "error: not enough memory: a scan of 17179869184 i64 values needs at least" \
+  --n 17179869184 --type i64
+
 # An exclusive scan's total is not output, but every implementation computes it: its overflow is refused too.
 expect_bad "i32 exclusive, total past INT32_MAX" "prefix sums overflow i32" --input "$work/int_max.txt" --exclusive
 

@@ -140,6 +140,17 @@ run(EXPECT 2 ARGS "${WORK_DIR}/vast.mtx" --out "${WORK_DIR}/y_vast.mtx"
     STDERR "vast.mtx:2: row count '9223372036854775807' is too large")
 expect_no_output("${WORK_DIR}/y_vast.mtx")
 
+# Sizes that CSR arrays can have but no machine's memory can hold are refused before anything is allocated, with
+# what the run needs and what is available (exit status 1: a larger machine could run it). Without the check the
+# vectors of length 10^12 fail to allocate (a generic "allocation failed"); at 2·10^9 rows on a 24 GiB machine they
+# were allocated and the process was killed when it touched them.
+file(WRITE "${WORK_DIR}/wide.mtx" "%%MatrixMarket matrix coordinate real general\n"
+     "1000000000000 1000000000000 1\n1 1 1\n")
+set(refusal "^dpt-spmv: error: not enough memory: [^\n]*wide.mtx \\(1000000000000 x 1000000000000, 1 stored entry\\) ")
+string(APPEND refusal "needs at least [0-9.]+ TiB of (host )?memory, [0-9.]+ [KMGT]iB is available\n$")
+run(EXPECT 1 ARGS "${WORK_DIR}/wide.mtx" --out "${WORK_DIR}/y_wide.mtx" STDERR "${refusal}")
+expect_no_output("${WORK_DIR}/y_wide.mtx")
+
 # Float's largest value, as printed with 9 digits, is a float.
 file(WRITE "${WORK_DIR}/flt_max.mtx" "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 3.40282347e+38\n")
 run(EXPECT 0 ARGS "${WORK_DIR}/flt_max.mtx" --precision float --repeat 1 STDOUT "1 x 1")

@@ -6,6 +6,7 @@
 #   expect_bad NAME FRAGMENT ARGS…  the app, given ARGS plus the output options in the array `outputs`
 #                           (paths under $work), exits 2 with a one-line error holding FRAGMENT and leaves
 #                           none of those outputs behind, not even a temporary
+#   expect_refused NAME FRAGMENT ARGS…  the same with exit status 1: an input too large for this machine's memory
 #   finish NAME             prints the summary and exits 1 if anything failed
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -31,12 +32,13 @@ output_paths() {
   for ((i = 1; i < ${#outputs[@]}; i += 2)); do echo "${outputs[i]}"; done
 }
 
-expect_bad() {
-  local name=$1 fragment=$2
-  shift 2
+# expect_exit STATUS NAME FRAGMENT ARGS…: expect_bad's checks, with the given exit status
+expect_exit() {
+  local expected=$1 name=$2 fragment=$3
+  shift 3
   "$app" "$@" "${outputs[@]}" >"$work/stdout" 2>"$work/stderr"
   local status=$? path left
-  [[ $status -eq 2 ]] || fail "$name: exit status $status, expected 2 ($(cat "$work/stderr"))"
+  [[ $status -eq $expected ]] || fail "$name: exit status $status, expected $expected ($(cat "$work/stderr"))"
   grep -qF -- "$fragment" "$work/stderr" || fail "$name: stderr lacks '$fragment': $(cat "$work/stderr")"
   [[ $(wc -l <"$work/stderr") -eq 1 ]] || fail "$name: error is not one line: $(cat "$work/stderr")"
   while read -r path; do
@@ -45,6 +47,9 @@ expect_bad() {
     rm -f "$path"*
   done < <(output_paths)
 }
+
+expect_bad() { expect_exit 2 "$@"; }
+expect_refused() { expect_exit 1 "$@"; }
 
 finish() {
   if ((failures > 0)); then
