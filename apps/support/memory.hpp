@@ -1,9 +1,9 @@
 // Memory a run needs, checked before it allocates. On Linux an allocation larger than the free memory usually
 // succeeds (the kernel overcommits), and the process is killed without a message once it touches the pages: a
-// 64-byte Matrix Market file declaring 2·10^9 rows ran dpt-spmv out of memory and into SIGKILL after 90 s. So an
+// 64-byte Matrix Market file declaring 2·10^9 rows ran dpt-spmv out of memory and into SIGKILL after 88 s. So an
 // app adds up, phase by phase, the arrays its input makes it hold at once and calls require_memory first; an input that
-// cannot fit gets one line naming what it needs and what is free, and exit status 1 (as a failed allocation does: the
-// same input may fit on a larger machine).
+// cannot fit gets one line naming what it needs and what is available, and exit status 1 (as a failed allocation does:
+// the same input may fit on a larger machine).
 //
 //   require_memory({{40e9, 0}, {24e9, 40e9}}, "big.mtx (2000000000 x 2000000000)", this_builds_device_memory())
 //   → dpt-spmv: error: not enough memory: big.mtx (2000000000 x 2000000000) needs at least 59.6 GiB of memory,
