@@ -96,11 +96,12 @@ std::vector<dpt::app::memory_need> spmv_memory_needs(const options& opt, const d
   const double R = static_cast<double>(m.rows), C = static_cast<double>(m.cols);
   const double E = static_cast<double>(m.stored_entries());
   const double x_host = 8 * C, offsets = (R + 1) * I, y_host = R * (V + 8);  // y back as computed, and in double
+  const dpt::app::memory_need runs{x_host + y_host, offsets + (C + R) * V};  // the timed runs: row offsets, x, y
   std::vector<dpt::app::memory_need> needs{
-      {x_host + 16 * R, 0},                       // refuse_overflow: each row's positive and negative sums
-      {x_host, E * (3 * I + 2 * V) + offsets},    // to_device_csr: the entries as COO and as CSR, row offsets
-      {x_host + y_host, offsets + (C + R) * V}};  // the timed runs and after: row offsets, x and y
-  if (opt.check) needs.push_back({x_host + y_host + 40 * E + 48 * R, offsets + (C + R) * V});  // reference_spmv
+      {x_host + 16 * R, 0},                     // refuse_overflow: each row's positive and negative sums
+      {x_host, E * (3 * I + 2 * V) + offsets},  // to_device_csr: the entries as COO and as CSR, row offsets
+      runs};
+  if (opt.check) needs.push_back({runs.host_bytes + 40 * E + 48 * R, runs.device_bytes});  // + reference_spmv
   return needs;
 }
 

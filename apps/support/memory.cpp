@@ -33,20 +33,34 @@ std::optional<double> whole_number(std::string_view text) {
   return static_cast<double>(value);
 }
 
-// The value of "Key:  123 kB" in /proc/meminfo or /proc/self/status, in bytes.
-std::optional<double> kibibyte_field(std::string_view text, std::string_view key) {
+// Calls visit(line) for each line of `text`, without its '\n', until visit returns true.
+template <class Visit>
+void for_each_line(std::string_view text, Visit visit) {
   for (std::size_t line_start = 0; line_start < text.size();) {
     const auto line_end = std::min(text.find('\n', line_start), text.size());
-    const auto line = text.substr(line_start, line_end - line_start);
+    if (visit(text.substr(line_start, line_end - line_start))) return;
     line_start = line_end + 1;
-    if (line.size() > key.size() && line.substr(0, key.size()) == key && line[key.size()] == ':') {
-      auto value = trimmed(line.substr(key.size() + 1));
-      if (value.size() >= 2 && value.substr(value.size() - 2) == "kB") value = value.substr(0, value.size() - 2);
-      const auto kib = whole_number(value);
-      return kib ? std::optional<double>(*kib * 1024) : std::nullopt;
-    }
   }
-  return std::nullopt;
+}
+
+// The smaller of two bounds, either of which may be unknown.
+std::optional<double> least_of(std::optional<double> a, std::optional<double> b) {
+  if (!a) return b;
+  if (!b) return a;
+  return std::min(*a, *b);
+}
+
+// The value of "Key:  123 kB" in /proc/meminfo or /proc/self/status, in bytes.
+std::optional<double> kibibyte_field(std::string_view text, std::string_view key) {
+  std::optional<double> bytes;
+  for_each_line(text, [&](std::string_view line) {
+    if (line.size() <= key.size() || line.substr(0, key.size()) != key || line[key.size()] != ':') return false;
+    auto value = trimmed(line.substr(key.size() + 1));
+    if (value.size() >= 2 && value.substr(value.size() - 2) == "kB") value = value.substr(0, value.size() - 2);
+    if (const auto kib = whole_number(value)) bytes = *kib * 1024;
+    return true;
+  });
+  return bytes;
 }
 
 // The headroom under every memory cgroup from `path` up to the root of the hierarchy mounted at `mount`.
@@ -55,9 +69,7 @@ std::optional<double> cgroup_tree_headroom(const std::string& mount, std::string
   std::optional<double> least;
   while (true) {
     const std::string dir = mount + (path == "/" ? "" : path);
-    if (const auto headroom = cgroup_headroom(read_text(dir + "/" + limit_file), read_text(dir + "/" + usage_file))) {
-      least = least ? std::min(*least, *headroom) : *headroom;
-    }
+    least = least_of(least, cgroup_headroom(read_text(dir + "/" + limit_file), read_text(dir + "/" + usage_file)));
     if (path.empty() || path == "/") break;
     const auto slash = path.find_last_of('/');
     path = slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
@@ -89,45 +101,39 @@ std::optional<double> cgroup_headroom(std::string_view limit, std::string_view u
 
 cgroup_paths memory_cgroup_paths(std::string_view proc_self_cgroup) {
   cgroup_paths paths;
-  for (std::size_t line_start = 0; line_start < proc_self_cgroup.size();) {
-    const auto line_end = std::min(proc_self_cgroup.find('\n', line_start), proc_self_cgroup.size());
-    const auto line = proc_self_cgroup.substr(line_start, line_end - line_start);
-    line_start = line_end + 1;
+  for_each_line(proc_self_cgroup, [&](std::string_view line) {
     // "ID:CONTROLLERS:PATH"; v2 is "0::PATH", v1's memory controller is "N:memory:PATH" (or "N:a,memory:PATH")
     const auto first = line.find(':');
     const auto second = first == std::string_view::npos ? first : line.find(':', first + 1);
-    if (second == std::string_view::npos) continue;
+    if (second == std::string_view::npos) return false;
     const auto controllers = line.substr(first + 1, second - first - 1);
     const std::string path(trimmed(line.substr(second + 1)));
     if (line.substr(0, first) == "0" && controllers.empty()) {
       paths.v2 = path;
-      continue;
+      return false;
     }
     for (std::size_t c = 0; c <= controllers.size();) {
       const auto comma = std::min(controllers.find(',', c), controllers.size());
       if (controllers.substr(c, comma - c) == "memory") paths.v1 = path;
       c = comma + 1;
     }
-  }
+    return false;
+  });
   return paths;
 }
 
 std::optional<double> available_host_memory() {
   std::optional<double> least = meminfo_available(read_text("/proc/meminfo"));
-  const auto keep_least = [&](std::optional<double> bound) {
-    if (bound) least = least ? std::min(*least, *bound) : *bound;
-  };
   const auto cgroups = memory_cgroup_paths(read_text("/proc/self/cgroup"));
   if (!cgroups.v2.empty())
-    keep_least(cgroup_tree_headroom("/sys/fs/cgroup", cgroups.v2, "memory.max", "memory.current"));
+    least = least_of(least, cgroup_tree_headroom("/sys/fs/cgroup", cgroups.v2, "memory.max", "memory.current"));
   if (!cgroups.v1.empty()) {
-    keep_least(
-        cgroup_tree_headroom("/sys/fs/cgroup/memory", cgroups.v1, "memory.limit_in_bytes", "memory.usage_in_bytes"));
+    least = least_of(least, cgroup_tree_headroom("/sys/fs/cgroup/memory", cgroups.v1, "memory.limit_in_bytes",
+                                                 "memory.usage_in_bytes"));
   }
   const auto status = read_text("/proc/self/status");
-  keep_least(rlimit_headroom(RLIMIT_AS, status, "VmSize"));
-  keep_least(rlimit_headroom(RLIMIT_DATA, status, "VmData"));
-  return least;
+  least = least_of(least, rlimit_headroom(RLIMIT_AS, status, "VmSize"));
+  return least_of(least, rlimit_headroom(RLIMIT_DATA, status, "VmData"));
 }
 
 std::string format_bytes(double bytes) {
