@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <limits>
@@ -306,7 +307,11 @@ void register_benchmarks() {
   std::vector<std::string> names;
 #if defined(DPT_BENCH_HAVE_MATRIX_MARKET)
   std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::directory_iterator(DPT_BENCH_MATRIX_DIR)) {
+  // $DPT_MATRIX_DIR where set (scripts/gpu-check sets it: a build unpacked on another machine names a source tree
+  // that is not there), else data/matrices of the tree this was built from
+  const char* matrix_dir = std::getenv("DPT_MATRIX_DIR");
+  for (const auto& entry :
+       std::filesystem::directory_iterator(matrix_dir && *matrix_dir ? matrix_dir : DPT_BENCH_MATRIX_DIR)) {
     if (entry.path().extension() == ".mtx") files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());

@@ -3,6 +3,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <random>
@@ -10,7 +13,10 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "support/errors.hpp"
+#include "support/matrix_dir.hpp"
 #include "support/matrix_market.hpp"
 
 namespace {
@@ -233,9 +239,21 @@ TEST_CASE("Matrix Market files are read as stored", "[spmv][matrix_market]" DPT_
     CHECK(v[1] == -2.5e-3);
   }
   SECTION("a real file from data/matrices") {
-    const auto m = dpt::mtx::read_matrix(DPT_SOURCE_DIR "/data/matrices/west0067.mtx");
+    const auto m = dpt::mtx::read_matrix(dpt::test::matrix_dir() + "/west0067.mtx");
     CHECK(m.rows == 67);
     CHECK(m.stored_entries() == 294);
+  }
+  SECTION("data/matrices where DPT_MATRIX_DIR says, as for a build unpacked on another machine") {
+    const auto dir = std::filesystem::temp_directory_path() / ("dpt_matrix_dir_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "west0067.mtx") << "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 5\n";
+    const std::string saved = std::getenv("DPT_MATRIX_DIR") ? std::getenv("DPT_MATRIX_DIR") : "";
+    ::setenv("DPT_MATRIX_DIR", dir.c_str(), 1);
+    const auto m = dpt::mtx::read_matrix(dpt::test::matrix_dir() + "/west0067.mtx");
+    saved.empty() ? ::unsetenv("DPT_MATRIX_DIR") : ::setenv("DPT_MATRIX_DIR", saved.c_str(), 1);
+    std::filesystem::remove_all(dir);
+    CHECK(m.rows == 2);
+    CHECK(m.stored_entries() == 1);
   }
   SECTION("a missing file") {
     CHECK_THAT(error_of([] { dpt::mtx::read_matrix("/nonexistent/a.mtx"); }),

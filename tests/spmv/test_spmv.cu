@@ -14,6 +14,7 @@
 #include <dpt/spmv.hpp>
 #include "spmv/reference.hpp"
 #include "support/device_csr.hpp"
+#include "support/matrix_dir.hpp"
 #include "support/matrix_market.hpp"
 #include "support/sliced_cpu_policy.hpp"
 
@@ -244,7 +245,7 @@ TEMPLATE_TEST_CASE("spmv matches the sequential reference on every matrix in dat
       {"bcsstk33.mtx", 8738, 8738, 300321, 591904, 0},
   }));
   INFO(expected.file);
-  const auto m = dpt::mtx::read_matrix(std::string(DPT_SOURCE_DIR "/data/matrices/") + expected.file);
+  const auto m = dpt::mtx::read_matrix(dpt::test::matrix_dir() + "/" + expected.file);
   CHECK(m.rows == expected.rows);
   CHECK(m.cols == expected.cols);
   CHECK(m.stored_entries() == expected.stored);
