@@ -4,9 +4,8 @@
 # links, and outside it nothing changed. Skipped (77) where no mount namespace can be made.
 #   tests/scripts/bare_gpu_machine_test.sh
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../support/script_test_lib.sh"
 bare=$(dirname "${BASH_SOURCE[0]}")/../../scripts/bare-gpu-machine
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 
 # One line per probe: the header or file, and whether the bare machine has it.
 cat >"$work/probe.sh" <<'PROBE'
@@ -28,11 +27,6 @@ if ((status == 77)); then
   echo "bare_gpu_machine: skipped: $(cat "$work/stderr")"
   exit 77
 fi
-failures=0
-fail() {
-  echo "FAILED: $*"
-  failures=$((failures + 1))
-}
 ((status == 0)) || fail "exit status $status: $(cat "$work/stderr")"
 for absent in catch2/catch.hpp benchmark/benchmark.h boost/context/fiber.hpp stb/stb_image_write.h tbb/tbb.h \
               eigen3/Eigen/Core /usr/lib/cmake/Catch2 /usr/lib/x86_64-linux-gnu/libbenchmark.so \
@@ -48,8 +42,4 @@ for header in catch2/catch.hpp benchmark/benchmark.h boost/context/fiber.hpp; do
   grep -qxF "$header present" "$work/outside" || fail "$header is missing outside the bare machine"
 done
 cat "$work/inside"
-if ((failures)); then
-  echo "bare_gpu_machine: $failures failed"
-  exit 1
-fi
-echo "bare_gpu_machine: all checks passed"
+finish bare_gpu_machine

@@ -5,13 +5,7 @@
 #   tests/scripts/bench_results_test.sh
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/bench_results.sh"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-fail() {
-  echo "FAILED: $*"
-  failures=$((failures + 1))
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../support/script_test_lib.sh"
 
 # The stand-in: writes Google Benchmark's JSON shape to --benchmark_out, holding its other arguments and its
 # process number; exits 1 instead in the process numbered $FAIL_AT.
@@ -89,8 +83,4 @@ dpt_run_family "$bench" cpp-fake 1 "$results" "$scratch" 0 "scripts/run-bench" >
 [[ -f $results/cpp-fake.1.json && $(context_of "$results/cpp-fake.1.json" dpt_command) == "scripts/run-bench" ]] ||
   fail "the uncompressed rerun did not write cpp-fake.1.json with its command"
 
-if ((failures)); then
-  echo "bench_results_test: $failures failure(s)"
-  exit 1
-fi
-echo "bench_results_test: all passed"
+finish bench_results

@@ -6,13 +6,7 @@
 #   tests/scripts/gpu_build_pack_test.sh
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/gpu_build_pack.sh"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-fail() {
-  echo "FAILED: $*"
-  failures=$((failures + 1))
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../support/script_test_lib.sh"
 
 # A stand-in nvcc whose build line the test sets.
 mkdir -p "$work/bin"
@@ -130,8 +124,4 @@ mkdir -p "$work/empty"
 dpt_pack_build "$work/empty" "$work/empty.tar.gz" "$root" 90 "$hashes" 2>/dev/null && fail "an empty build was packed"
 [[ -e $work/empty.tar.gz ]] && fail "a failed pack left a file"
 
-if ((failures)); then
-  echo "gpu_build_pack: $failures failed"
-  exit 1
-fi
-echo "gpu_build_pack: all checks passed"
+finish gpu_build_pack

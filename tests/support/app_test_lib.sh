@@ -1,22 +1,12 @@
 # Shared by the apps' end-to-end scripts (tests/*/app_test.sh). Source it after setting `app` (the program
-# under test). It provides:
-#   $work                   a scratch folder, removed on exit
-#   fail MESSAGE            counts a failure
+# under test). Besides $work, fail and finish (script_test_lib.sh), it provides:
 #   skip_without_device ARGS…  exits 77 ("skipped", for ctest) when a CUDA build cannot run ARGS here
 #   expect_bad NAME FRAGMENT ARGS…  the app, given ARGS plus the output options in the array `outputs`
 #                           (paths under $work), exits 2 with a one-line error holding FRAGMENT and leaves
 #                           none of those outputs behind, not even a temporary
 #   expect_refused NAME FRAGMENT ARGS…  the same with exit status 1: an input too large for this machine's memory
-#   finish NAME             prints the summary and exits 1 if anything failed
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
+source "$(dirname "${BASH_SOURCE[0]}")/script_test_lib.sh"
 outputs=()
-
-fail() {
-  echo "FAILED: $*"
-  failures=$((failures + 1))
-}
 
 skip_without_device() {
   if ! "$app" "$@" >"$work/probe.out" 2>&1 && grep -qi "cuda" "$work/probe.out"; then
@@ -51,10 +41,3 @@ expect_exit() {
 expect_bad() { expect_exit 2 "$@"; }
 expect_refused() { expect_exit 1 "$@"; }
 
-finish() {
-  if ((failures > 0)); then
-    echo "$failures $1 checks failed"
-    exit 1
-  fi
-  echo "all $1 checks passed"
-}
