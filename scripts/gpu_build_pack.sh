@@ -1,9 +1,9 @@
 # shellcheck shell=bash
 # A CUDA build made on one machine and run on another: source it, don't run it. scripts/gpu-prefix builds the
 # cuda preset here (no GPU needed) and packs it; scripts/gpu-check on a lent GPU unpacks it instead of spending
-# minutes of the lease compiling, but only when the pack was built from exactly this tree's sources with the same
-# nvcc for the same architecture, and only when the machine's loader finds every library it links. Otherwise it
-# builds from source as before. tests/scripts/gpu_build_pack_test.sh tests these functions.
+# minutes of the lease compiling, but only when the pack was built from exactly this tree's sources by an nvcc of
+# the same CUDA release for the same architecture, and only when the machine's loader finds every library it
+# links. Otherwise gpu-check builds from source as before. tests/scripts/gpu_build_pack_test.sh tests these functions.
 
 # The files a build of dpt reads, relative to ROOT, one a line, sorted: every file of the folders that hold
 # sources and CMake code, less Python's caches (git-ignored, so they need not travel).
@@ -12,9 +12,14 @@ dpt_build_inputs() {  # dpt_build_inputs ROOT
     ! -path '*/__pycache__/*' ! -name '*.pyc' | LC_ALL=C sort)
 }
 
-# The nvcc that builds here, as its last line of --version says ("Build cuda_13.0.r13.0/compiler.36424714_0").
-dpt_nvcc_build() {
-  nvcc --version | tail -n 1
+# The CUDA release of the nvcc here ("13.0"), and its full version ("V13.0.88"). A pack built by another nvcc of
+# the same release runs the same here: its kernels are sm_ code plus PTX, the CCCL headers are compiled in, and
+# libcudart.so.13 takes any 13.x runtime (the loader check below finds a missing one).
+dpt_cuda_release() {
+  nvcc --version | sed -n 's/.*release \([0-9]*\.[0-9]*\).*/\1/p'
+}
+dpt_nvcc_version() {
+  nvcc --version | sed -n 's/.*release [0-9.]*, \(V[0-9.]*\).*/\1/p'
 }
 
 # The SHA-256 of every build input under ROOT, as `sha256sum` writes them (paths relative to ROOT).
@@ -38,8 +43,8 @@ dpt_inputs_match() {  # dpt_inputs_match HASHES ROOT
 
 # Packs BUILD's executables and static libraries (the outputs that tests, benchmarks, apps and `cmake --install`
 # use; CMake's own files are left out: configuring on the other machine makes them anew) into FILE, a gzipped
-# tar, with a manifest: the nvcc build, the architecture, where and when it was built, and HASHES, the build
-# inputs' SHA-256 taken before the build (dpt_hash_inputs), which ROOT must still match.
+# tar, with a manifest: the CUDA release and nvcc version, the architecture, where and when it was built, and
+# HASHES, the build inputs' SHA-256 taken before the build (dpt_hash_inputs), which ROOT must still match.
 dpt_pack_build() {  # dpt_pack_build BUILD FILE ROOT ARCH HASHES
   local build=$1 file=$2 root=$3 arch=$4 hashes=$5 stage why
   if ! why=$(dpt_inputs_match "$hashes" "$root"); then
@@ -49,7 +54,8 @@ dpt_pack_build() {  # dpt_pack_build BUILD FILE ROOT ARCH HASHES
   stage=$(mktemp -d) || return 1
   mkdir -p "$stage/dpt-pack" && cp "$hashes" "$stage/dpt-pack/sources.sha256" &&
     {
-      echo "nvcc: $(dpt_nvcc_build)"
+      echo "cuda: $(dpt_cuda_release)"
+      echo "nvcc: $(dpt_nvcc_version)"
       echo "arch: $arch"
       echo "built: $(date -u '+%Y-%m-%d %H:%M UTC') on $(hostname)"
       echo "commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$root" diff --quiet HEAD 2>/dev/null || echo ' (with local changes)')"
@@ -76,8 +82,8 @@ dpt_pack_field() {  # dpt_pack_field FILE FIELD
   tar -xzOf "$1" dpt-pack/manifest 2>/dev/null | sed -n "s/^$2: //p"
 }
 
-# Succeeds when FILE may stand in for a build of ROOT for ARCH by this machine's nvcc; otherwise prints one line
-# saying why not and fails.
+# Succeeds when FILE may stand in for a build of ROOT for ARCH with this machine's CUDA release; otherwise prints
+# one line saying why not and fails.
 dpt_check_pack() {  # dpt_check_pack FILE ROOT ARCH
   local file=$1 root=$2 arch=$3 stage
   [[ -f $file ]] || { echo "no pack $file"; return 1; }
@@ -87,11 +93,11 @@ dpt_check_pack() {  # dpt_check_pack FILE ROOT ARCH
     rm -rf "$stage"
     return 1
   fi
-  local nvcc_then arch_then status=1
-  nvcc_then=$(sed -n 's/^nvcc: //p' "$stage/dpt-pack/manifest")
+  local cuda_then arch_then status=1
+  cuda_then=$(sed -n 's/^cuda: //p' "$stage/dpt-pack/manifest")
   arch_then=$(sed -n 's/^arch: //p' "$stage/dpt-pack/manifest")
-  if [[ $nvcc_then != "$(dpt_nvcc_build)" ]]; then
-    echo "built by another nvcc ($nvcc_then; here $(dpt_nvcc_build))"
+  if [[ $cuda_then != "$(dpt_cuda_release)" ]]; then
+    echo "built with CUDA ${cuda_then:-?}, here $(dpt_cuda_release)"
   elif [[ $arch_then != "$arch" ]]; then
     echo "built for sm_$arch_then, not sm_$arch"
   elif dpt_inputs_match "$stage/dpt-pack/sources.sha256" "$root"; then

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # How a CUDA build packed on one machine stands in for the build on a lent GPU (scripts/gpu_build_pack.sh), with
 # a made-up source tree, build and nvcc: the pack holds the build's executables and static libraries and nothing of
-# CMake's; it is accepted only for the same build inputs, nvcc and architecture; unpacked, its files are the same;
+# CMake's; it is accepted only for the same build inputs, CUDA release and architecture; unpacked, its files are the same;
 # an executable whose library is missing is refused.
 #   tests/scripts/gpu_build_pack_test.sh
 set -uo pipefail
@@ -10,7 +10,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/../support/script_test_lib.sh"
 
 # A stand-in nvcc whose build line the test sets.
 mkdir -p "$work/bin"
-printf '#!/bin/sh\necho "nvcc: NVIDIA (R) Cuda compiler driver"\necho "Build ${FAKE_NVCC:-cuda_fake_1}"\n' >"$work/bin/nvcc"
+printf '#!/bin/sh\necho "nvcc: NVIDIA (R) Cuda compiler driver"\necho "Cuda compilation tools, release %s, V%s"\n' \
+  '${FAKE_CUDA:-13.0}' '${FAKE_CUDA:-13.0}.${FAKE_PATCH:-88}' >"$work/bin/nvcc"
 chmod +x "$work/bin/nvcc"
 export PATH="$work/bin:$PATH"
 
@@ -55,7 +56,8 @@ done
 grep -q 'CMakeFiles\|CTestTestfile' <<<"$listing" && fail "the pack holds CMake's files: $listing"
 grep -q '__pycache__' <(tar -xzOf "$pack" dpt-pack/sources.sha256) && fail "a Python cache counts as a build input"
 [[ $(dpt_pack_field "$pack" arch) == 90 ]] || fail "the manifest's arch is '$(dpt_pack_field "$pack" arch)'"
-[[ $(dpt_pack_field "$pack" nvcc) == "Build cuda_fake_1" ]] || fail "the manifest's nvcc is '$(dpt_pack_field "$pack" nvcc)'"
+[[ $(dpt_pack_field "$pack" cuda) == 13.0 ]] || fail "the manifest's CUDA release is '$(dpt_pack_field "$pack" cuda)'"
+[[ $(dpt_pack_field "$pack" nvcc) == V13.0.88 ]] || fail "the manifest's nvcc is '$(dpt_pack_field "$pack" nvcc)'"
 [[ -n $(dpt_pack_field "$pack" built) ]] || fail "the manifest does not say when it was built"
 
 # The same tree, nvcc and architecture: accepted, and unpacked byte for byte, executables still executable.
@@ -90,7 +92,8 @@ rm "$root/bench/bench_a.cu"
 expect_refused "a removed source file" "built from other sources" 90
 echo 'bench' >"$root/bench/bench_a.cu"
 expect_refused "another architecture" "built for sm_90, not sm_80" 80
-FAKE_NVCC=cuda_fake_2 expect_refused "another nvcc" "built by another nvcc (Build cuda_fake_1; here Build cuda_fake_2)" 90
+FAKE_CUDA=13.1 expect_refused "another CUDA release" "built with CUDA 13.0, here 13.1" 90
+FAKE_PATCH=48 dpt_check_pack "$pack" "$root" 90 >/dev/null || fail "another nvcc of the same release was refused"
 why=$(dpt_check_pack "$pack" "$root" 90) || fail "the restored tree was refused: $why"
 tar -czf "$work/other.tar.gz" -C "$root" CMakeLists.txt
 pack_was=$pack
