@@ -215,10 +215,11 @@ __global__ void shuffle_kernel(int* out) {
   out[8 * 32 + lane] = __all_sync(0xffffffffu, lane < 31);
   out[9 * 32 + lane] = __syncthreads_count(lane % 2);
   out[10 * 32 + lane] = static_cast<int>(__shfl_sync(0xffffffffu, 2.5 * lane, 31 - lane) * 2);  // doubles move too
+  out[11 * 32 + lane] = static_cast<int>(__ballot_sync(0xffffffffu, lane >= 29));  // the top lanes' bits
 }
 
 std::vector<int> expected_shuffles() {
-  std::vector<int> e(11 * 32);
+  std::vector<int> e(12 * 32);
   unsigned ballot = 0;
   for (int l = 0; l < 32; l += 3) ballot |= 1u << l;
   for (int l = 0; l < 32; ++l) {
@@ -233,6 +234,28 @@ std::vector<int> expected_shuffles() {
     e[8 * 32 + l] = 0;
     e[9 * 32 + l] = 16;
     e[10 * 32 + l] = static_cast<int>(2.5 * (31 - l) * 2);
+    e[11 * 32 + l] = static_cast<int>(0xe0000000u);
+  }
+  return e;
+}
+
+// A block of 40 threads: warp 1 has 8 lanes, and its collectives name only those.
+__global__ void partial_warp_kernel(int* out) {
+  const int t = static_cast<int>(threadIdx.x);
+  const unsigned mask = t < 32 ? 0xffffffffu : 0xffu;
+  out[t] = static_cast<int>(__ballot_sync(mask, true));
+  out[40 + t] = __shfl_sync(mask, t, 0);
+  out[80 + t] = __all_sync(mask, t != 3);
+  out[120 + t] = __syncthreads_count(1);
+}
+
+std::vector<int> expected_partial_warp() {
+  std::vector<int> e(160);
+  for (int t = 0; t < 40; ++t) {
+    e[t] = t < 32 ? -1 : 0xff;
+    e[40 + t] = t < 32 ? 0 : 32;
+    e[80 + t] = t < 32 ? 0 : 1;
+    e[120 + t] = 40;
   }
   return e;
 }
@@ -294,9 +317,14 @@ __global__ void intra_warp_handoff_kernel(int* flag, int* out) {
 TEST_CASE("the SIMT runner gives shuffles, votes and barriers their CUDA meaning", "[simt][runner]") {
   const auto sc = GENERATE(from_range(all_schedules()));
   SECTION("shuffles, ballots and __syncthreads_count under " + sc.name) {
-    std::vector<int> out(11 * 32, -1);
+    std::vector<int> out(12 * 32, -1);
     run(sc.options, "shuffle_kernel", dim3(1), dim3(32), &shuffle_kernel, out.data());
     CHECK(out == expected_shuffles());
+  }
+  SECTION("a partial last warp votes, shuffles and counts with the lanes it has under " + sc.name) {
+    std::vector<int> out(160, -2);
+    run(sc.options, "partial_warp_kernel", dim3(1), dim3(40), &partial_warp_kernel, out.data());
+    CHECK(out == expected_partial_warp());
   }
   SECTION("atomics, static and dynamic shared memory under " + sc.name) {
     unsigned long long total = 0;

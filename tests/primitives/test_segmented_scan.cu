@@ -105,6 +105,45 @@ TEST_CASE("segmented scan keeps the order of a non-commutative operator",
   }
 }
 
+namespace {
+
+// max over negative values: T{} = 0 is no identity here (max(0, x) = 0), so a scan that seeds a segment with T{}
+// instead of its first element gives zeros, where sums and maps (whose T{} is the identity) hide it.
+struct max_of {
+  DPT_HOST_DEVICE int operator()(int a, int b) const { return a < b ? b : a; }
+};
+
+}  // namespace
+
+TEST_CASE("an inclusive segmented scan starts each segment from its first element, not from T{}",
+          "[primitives][segmented_scan]" DPT_BACKEND_TAG) {
+  using dpt::test::segment_layout;
+  const auto layout = GENERATE(segment_layout::one_segment, segment_layout::random_runs, segment_layout::first_unflagged);
+  const std::size_t n = GENERATE(1u, 2u, 97u, 1009u, 65537u);
+  CAPTURE(dpt::test::name(layout), n);
+  const auto data = dpt::test::random_values<int>(n, 43 + n, -1000, -1);
+  const auto flags = dpt::test::head_flags(n, layout, 47 + n);
+  const auto expected = reference_segmented_scan(data, flags, max_of{}, true, 0);
+
+  SECTION("through the public algorithm") {
+    const thrust::device_vector<int> d_data(data.begin(), data.end());
+    const thrust::device_vector<int> d_flags(flags.begin(), flags.end());
+    thrust::device_vector<int> d_out(n);
+    dpt::segmented_inclusive_scan(thrust::device, d_data.begin(), d_data.end(), d_flags.begin(), d_out.begin(),
+                                  max_of{});
+    CHECK(dpt::test::first_difference(to_std(d_out), expected) == "equal");
+  }
+  SECTION("through the sliced CPU recipe, with every tiny slice length") {
+    for (const auto slice_length : dpt::test::tiny_slice_lengths) {
+      CAPTURE(slice_length);
+      std::vector<int> out(n);
+      dpt::detail::multicore_segmented_scan<false>(dpt::test::sliced_cpu_policy, data.data(), n, flags.data(),
+                                                   out.data(), int{}, max_of{}, dpt::test::tiny_slices(slice_length));
+      CHECK(dpt::test::first_difference(out, expected) == "equal");
+    }
+  }
+}
+
 TEST_CASE("segmented scan reproduces the lecture's example", "[primitives][segmented_scan]" DPT_BACKEND_TAG) {
   const std::vector<int> data{1, 2, 6, 1, 2, 3, 4};  // [[1,2],[6],[1,2,3,4]]
   const std::vector<int> flags{1, 0, 1, 1, 0, 0, 0};

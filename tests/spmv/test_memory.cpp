@@ -3,9 +3,16 @@
 // that names what was needed and what was there.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <fstream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
+
+#if defined(__linux__)
+#include <sys/resource.h>
+#endif
 
 #include "support/memory.hpp"
 
@@ -78,6 +85,48 @@ TEST_CASE("memory: this machine's available memory is known and positive", "[app
   CHECK(*available > 0);
 #endif
 }
+
+#if defined(__linux__)
+namespace {
+
+// This process's VmSize in /proc/self/status, in bytes.
+double virtual_memory_size() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  double kib = 0;
+  for (std::string line; std::getline(status, line);) {
+    std::istringstream fields(line);
+    if (fields >> key >> kib && key == "VmSize:") return kib * KiB;
+  }
+  FAIL("no VmSize in /proc/self/status");
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("memory: what is available is the least of its bounds, so a lower address-space limit lowers it",
+          "[app_support]" DPT_BACKEND_TAG) {
+  const auto unlimited = dpt::app::available_host_memory();
+  REQUIRE(unlimited.has_value());
+  rlimit saved{};
+  REQUIRE(getrlimit(RLIMIT_AS, &saved) == 0);
+  // A limit 256 MiB above what the process maps now: below MemAvailable on any machine that runs the tests.
+  const double headroom = std::min(256 * KiB * KiB, *unlimited / 2);
+  rlimit lowered = saved;
+  lowered.rlim_cur = static_cast<rlim_t>(virtual_memory_size() + headroom);
+  if (saved.rlim_cur != RLIM_INFINITY && saved.rlim_cur <= lowered.rlim_cur) {
+    SUCCEED("RLIMIT_AS is already that low here");
+    return;
+  }
+  REQUIRE(setrlimit(RLIMIT_AS, &lowered) == 0);
+  const auto limited = dpt::app::available_host_memory();
+  REQUIRE(setrlimit(RLIMIT_AS, &saved) == 0);
+  REQUIRE(limited.has_value());
+  CAPTURE(*unlimited, *limited, headroom);
+  CHECK(*limited <= headroom + 16 * KiB * KiB);  // the process maps a little more or less between the two reads
+  CHECK(*limited >= headroom - 16 * KiB * KiB);
+}
+#endif
 
 TEST_CASE("memory: sizes print in binary units", "[app_support]" DPT_BACKEND_TAG) {
   CHECK(dpt::app::format_bytes(1) == "1 byte");
