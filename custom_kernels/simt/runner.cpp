@@ -455,8 +455,9 @@ class block_runner {
     } else if (c.kind == wait_kind::shuffle) {
       if (width < 1 || width > 32 || (width & (width - 1)))
         fail(failure::divergence, where(c.at) + ": width " + std::to_string(width) + " is not a power of two <= 32");
-      std::uint64_t values[32];
-      for (unsigned l = 0; l < 32; ++l) values[l] = fibers_[base + l].payload;
+      std::uint64_t values[32] = {};  // lanes outside the mask may not exist (a block's partial last warp)
+      for (unsigned l = 0; l < 32; ++l)
+        if (c.mask >> l & 1u) values[l] = fibers_[base + l].payload;
       for (unsigned l = 0; l < 32; ++l) {
         if (!(c.mask >> l & 1u)) continue;
         fiber& f = fibers_[base + l];
