@@ -1,17 +1,31 @@
 // dpt/detail/slice_scan.hpp's plan, seen through loops that record what they are asked to do: every slice is
 // reduced once and walked once, each walk from the total of everything before its slice, and an input that fits
 // one slice (or the serial length) is walked once on its own, with no reduce, however many cores there are.
+// Also: which device systems take the recipe, and that it starts as many workers as the caller's OpenMP or TBB
+// limit allows.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstddef>
+#include <cstring>
+#include <memory>
 #include <mutex>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include <cuda/std/functional>
 
+#include <dpt/config.hpp>
 #include <dpt/detail/slice_scan.hpp>
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_OMP
+#  include <omp.h>
+#elif THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_TBB
+#  include <tbb/global_control.h>
+#  include <tbb/task_arena.h>
+#endif
 #include "support/sliced_cpu_policy.hpp"
 
 namespace {
@@ -51,7 +65,75 @@ std::optional<long long> run(std::ptrdiff_t n, dpt::detail::slice_sizes sizes, l
                                      ::cuda::std::plus<long long>{}, sizes);
 }
 
+// Loops that count the workers that took a slice (each makes its scratch once, before its first reduce) and hold
+// every reduce until `expected` workers have started, for at most a few seconds. No worker can then run through
+// all the slices before the others start, so the count is the number of workers the recipe ran at once.
+struct gathering_loops {
+  std::atomic<int>* workers_started;
+  int expected;
+  bool prefetches_next_slice() const { return false; }
+  dpt::detail::no_scratch make_scratch(std::ptrdiff_t) const {
+    ++*workers_started;
+    return {};
+  }
+  long long reduce(dpt::detail::no_scratch&, std::ptrdiff_t begin, std::ptrdiff_t end) const {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    while (*workers_started < expected && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+    return end - begin;
+  }
+  long long scan(dpt::detail::no_scratch&, std::ptrdiff_t begin, std::ptrdiff_t end, const long long* base,
+                 dpt::detail::index_range) const {
+    return (base ? *base : 0) + (end - begin);
+  }
+};
+
+// How many workers the recipe started over 64 one-element slices, when `limit` workers were expected.
+int workers_started_under(int limit) {
+  std::atomic<int> started{0};
+  const auto total = dpt::detail::run_slice_scan(dpt::test::sliced_cpu_policy, 64, gathering_loops{&started, limit},
+                                                 std::optional<long long>{}, ::cuda::std::plus<long long>{},
+                                                 dpt::test::tiny_slices(1));
+  CHECK(total == 64);
+  return started;
+}
+
+template <class DerivedPolicy>
+constexpr bool takes_multicore_recipe(const thrust::detail::execution_policy_base<DerivedPolicy>&) {
+  return dpt::detail::is_multicore_cpu_policy_v<DerivedPolicy>;
+}
+
 }  // namespace
+
+TEST_CASE("dpt's multicore recipe serves the OpenMP and TBB device systems and no other",
+          "[primitives][scan]" DPT_BACKEND_TAG) {
+  const bool multicore_system =
+      std::strcmp(dpt::device_system_name(), "omp") == 0 || std::strcmp(dpt::device_system_name(), "tbb") == 0;
+  CHECK(takes_multicore_recipe(thrust::device) == multicore_system);
+  std::allocator<char> scratch_allocator;  // a policy that carries the caller's allocator takes the same path
+  CHECK(takes_multicore_recipe(thrust::device(scratch_allocator)) == multicore_system);
+  CHECK_FALSE(takes_multicore_recipe(thrust::host));
+  CHECK_FALSE(takes_multicore_recipe(thrust::seq));
+}
+
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_OMP || THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_TBB
+TEST_CASE("the sliced recipe runs as many workers as the caller's OpenMP or TBB limit allows",
+          "[primitives][scan]" DPT_BACKEND_TAG) {
+  // one worker, and one more than this machine has cores (so that the limit, not the core count, decides)
+  const int limit = GENERATE(1, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) + 1);
+  CAPTURE(limit);
+#  if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_OMP
+  const int before = omp_get_max_threads();
+  omp_set_num_threads(limit);
+  const int started = workers_started_under(limit);
+  omp_set_num_threads(before);
+#  else
+  tbb::global_control allow(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(limit));
+  tbb::task_arena arena(limit);
+  const int started = arena.execute([&] { return workers_started_under(limit); });
+#  endif
+  CHECK(started == limit);
+}
+#endif
 
 TEST_CASE("the sliced recipe reduces and walks every slice once, from its base", "[primitives][scan]" DPT_BACKEND_TAG) {
   const std::ptrdiff_t slice_length = GENERATE(1, 3, 64);

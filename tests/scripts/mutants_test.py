@@ -33,7 +33,8 @@ def mutants(root, *args):
 
 
 PRESETS = """{"version": 6, "configurePresets": [{"name": "omp", "generator": "Ninja",
- "binaryDir": "${sourceDir}/build/${presetName}", "cacheVariables": {"CMAKE_BUILD_TYPE": "Release"}}]}
+ "binaryDir": "${sourceDir}/build/${presetName}", "cacheVariables": {"CMAKE_BUILD_TYPE": "Release"}}],
+ "testPresets": [{"name": "omp", "configurePreset": "omp", "environment": {"MADE_UP_SOURCE": "${sourceDir}"}}]}
 """
 CMAKE = """cmake_minimum_required(VERSION 3.25)
 project(made_up CXX)
@@ -46,9 +47,16 @@ inline int clamp_to(int x, int lo, int hi) {
   return x;
 }
 """
-# Checks the low side only, so a bug on the high side goes unseen.
-TEST = """#include "clamp.hpp"
-int main() { return clamp_to(-5, 0, 10) == 0 && clamp_to(5, 0, 10) == 5 ? 0 : 1; }
+# Checks the low side only, so a bug on the high side goes unseen. It runs in its test preset's environment, with
+# ${sourceDir} the copy's root, or it fails.
+TEST = """#include <cstdlib>
+#include <cstring>
+#include "clamp.hpp"
+int main() {
+  const char* source = std::getenv("MADE_UP_SOURCE");
+  if (!source || !std::strstr(source, "/build/mutants/src")) return 2;
+  return clamp_to(-5, 0, 10) == 0 && clamp_to(5, 0, 10) == 5 ? 0 : 1;
+}
 """
 LIST = """# A list as scripts/mutants reads it.
 ## the low side returns x
@@ -109,6 +117,13 @@ def main():
                    "the report has a row per mutant")
         run = mutants(root, "--only", "low side")
         expect(run.returncode == 0 and "1 of 1 killed" in run.stdout, "--only picks mutants by title")
+        run = mutants(root, "--only", "low side", "--only", "high side")
+        expect(run.returncode == 1 and "1 of 2 killed" in run.stdout, "--only, repeated, picks every title it names")
+        run = mutants(root, "--preset", "omp", "--only", "low side")
+        expect(run.returncode == 0 and "1 of 1 killed" in run.stdout, "--preset picks mutants by preset")
+        run = mutants(root, "--preset", "tbb")
+        expect(run.returncode == 2 and "no mutant has a title and preset" in run.stderr,
+               f"a --preset no mutant has is an error: {run.returncode} {run.stderr}")
 
         # A sweep killed hard (SIGKILL) leaves its mutant in the copy, built: the next sweep's copy must be rebuilt
         # from the tree's file, though that file is older than the mutant's build.
