@@ -48,11 +48,14 @@ inline int clamp_to(int x, int lo, int hi) {
 }
 """
 # Checks the low side only, so a bug on the high side goes unseen. It runs in its test preset's environment, with
-# ${sourceDir} the copy's root, or it fails.
-TEST = """#include <cstdlib>
+# ${sourceDir} the copy's root, or it fails. Given a filter, it answers as Catch2 2 does for one that matches
+# nothing: it says so and exits 0.
+TEST = """#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include "clamp.hpp"
-int main() {
+int main(int argc, char** argv) {
+  if (argc > 1) return std::printf("No test cases matched '%s'\\nNo tests ran\\n", argv[1]) < 0;
   const char* source = std::getenv("MADE_UP_SOURCE");
   if (!source || !std::strstr(source, "/build/mutants/src")) return 2;
   return clamp_to(-5, 0, 10) == 0 && clamp_to(5, 0, 10) == 5 ? 0 : 1;
@@ -140,6 +143,14 @@ def main():
         expect(run.returncode == 2 and "unmutated omp build fails './test_clamp'" in run.stderr,
                f"a failing baseline exits 2: {run.returncode} {run.stderr}")
         write(os.path.join(root, "test_clamp.cpp"), TEST)
+
+        # A run whose filter matches no test passes without testing anything: the baseline stops the sweep there.
+        write(os.path.join(root, "mutants.txt"), LIST.replace("run: ./test_clamp\nexpect: main",
+                                                              "run: ./test_clamp \"clamps, low\"\nexpect: main"))
+        run = mutants(root, "--only", "low side")
+        expect(run.returncode == 2 and "matches no test (No test cases matched 'clamps, low')" in run.stderr,
+               f"a run that matches no test is an error, not a survivor: {run.returncode} {run.stderr}")
+        write(os.path.join(root, "mutants.txt"), LIST)
 
         # Lists gone stale: each is an error naming the list's line, and --check exits 2.
         stale = {
