@@ -66,18 +66,19 @@ std::optional<long long> run(std::ptrdiff_t n, dpt::detail::slice_sizes sizes, l
 }
 
 // Loops that count the workers that took a slice (each makes its scratch once, before its first reduce) and hold
-// every reduce until `expected` workers have started, for at most a few seconds. No worker can then run through
-// all the slices before the others start, so the count is the number of workers the recipe ran at once.
+// every reduce until `expected` workers have started, or until `give_up`. No worker can then run through all the
+// slices before the others start, so the count is the number of workers the recipe ran at once; a recipe that
+// runs fewer fails the count after one wait, not one wait per slice.
 struct gathering_loops {
   std::atomic<int>* workers_started;
   int expected;
+  std::chrono::steady_clock::time_point give_up;
   bool prefetches_next_slice() const { return false; }
   dpt::detail::no_scratch make_scratch(std::ptrdiff_t) const {
     ++*workers_started;
     return {};
   }
   long long reduce(dpt::detail::no_scratch&, std::ptrdiff_t begin, std::ptrdiff_t end) const {
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(3);
     while (*workers_started < expected && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
     return end - begin;
   }
@@ -90,9 +91,9 @@ struct gathering_loops {
 // How many workers the recipe started over 64 one-element slices, when `limit` workers were expected.
 int workers_started_under(int limit) {
   std::atomic<int> started{0};
-  const auto total = dpt::detail::run_slice_scan(dpt::test::sliced_cpu_policy, 64, gathering_loops{&started, limit},
-                                                 std::optional<long long>{}, ::cuda::std::plus<long long>{},
-                                                 dpt::test::tiny_slices(1));
+  const gathering_loops loops{&started, limit, std::chrono::steady_clock::now() + std::chrono::seconds(3)};
+  const auto total = dpt::detail::run_slice_scan(dpt::test::sliced_cpu_policy, 64, loops, std::optional<long long>{},
+                                                 ::cuda::std::plus<long long>{}, dpt::test::tiny_slices(1));
   CHECK(total == 64);
   return started;
 }
