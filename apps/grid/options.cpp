@@ -1,0 +1,142 @@
+// dpt-grid's options: the --help text and the parser, which checks each option and how they go together.
+#include "grid/options.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "support/errors.hpp"
+
+namespace dpt::app {
+
+const char* const grid_usage =
+    "usage: dpt-grid [--input FILE.csv | --generate uniform|clustered --n N [--seed S]] --dims 4x4 | 4x4x4\n"
+    "                [--domain x0,y0[,z0]:x1,y1[,z1]] [--clamp] [--radius R] [--solution 1..5|all]\n"
+    "                [--cells-out FILE] [--neighbors-out FILE] [--png FILE] [--check] [--precision double|float]\n"
+    "\n"
+    "Puts particles into a uniform grid with the lecture's data-parallel solution — map each particle to its\n"
+    "cell, sort by cell, find where each cell starts and ends — on this build's device system.\n"
+    "\n"
+    "  --input FILE.csv     particles from CSV: a header 'x,y' or 'x,y,z', then one particle per line\n"
+    "  --generate KIND      N particles in the unit square/cube: uniform, or clustered (four tight clusters)\n"
+    "  --n N, --seed S      how many particles to generate, and the generator's seed (default 1)\n"
+    "  --dims 4x4 | 4x4x4   cells along x, y (and z); the number of parts sets the dimension\n"
+    "  --domain LO:HI       the grid's box, e.g. 0,0:1,1 (default: the input's bounding box; generated: the\n"
+    "                       unit box); a particle outside it is an error unless --clamp\n"
+    "  --clamp              put particles outside the domain into the nearest cell instead\n"
+    "  --radius R           count, for every particle, the others within distance <= R (R <= cell size)\n"
+    "  --solution S         also run solution S of the lecture (1 global lock, 2 lock per cell, 3 task per\n"
+    "                       cell, 4 partial grids + merge, 5 sort) or all of them; each is timed and compared\n"
+    "                       with solution 5 (default: 5)\n"
+    "  --cells-out FILE     one line per cell, row-major with x fastest: its number of particles\n"
+    "  --neighbors-out FILE one line per particle, in input order: its neighbour count (needs --radius)\n"
+    "  --png FILE           the particles coloured by cell, grid lines over them (3-D: seen from above)\n"
+    "  --check              check every particle's cell against a sequential loop, the solutions against each\n"
+    "                       other, and the neighbour counts by brute force (all pairs up to 20000 particles,\n"
+    "                       above that a random sample of particles against all others)\n"
+    "  --precision P        double (default) or float coordinates\n"
+    "\n"
+    "Prints the cell counts (as a table for small grids), the time of each stage (map, sort, boundary, query)\n"
+    "and of each solution. Exit status: 0 ok, 1 check failed, 2 bad input (one line naming the file and line;\n"
+    "no output file is left behind).\n";
+
+cli parse_grid_command_line(int argc, char* argv[]) {
+  return cli(argc, argv,
+             {"input", "generate", "n", "seed", "dims", "domain", "radius", "solution", "cells-out", "neighbors-out",
+              "png", "precision"},
+             {"clamp", "check", "help"});
+}
+
+namespace {
+
+// "4x4" or "4x4x4"
+std::vector<int> parse_dims(const std::string& text) {
+  std::vector<int> dims;
+  std::string::size_type start = 0;
+  while (true) {
+    const auto x = text.find('x', start);
+    const auto part = text.substr(start, x == std::string::npos ? std::string::npos : x - start);
+    const long long cells = parse_int(part, "--dims");
+    if (cells < 1 || cells > (1 << 30))
+      throw input_error("--dims: every axis needs 1 to 2^30 cells (got " + part + ")");
+    dims.push_back(static_cast<int>(cells));
+    if (x == std::string::npos) break;
+    start = x + 1;
+  }
+  if (dims.size() != 2 && dims.size() != 3) throw input_error("--dims must be AxB or AxBxC (got " + text + ")");
+  return dims;
+}
+
+// "x0,y0[,z0]:x1,y1[,z1]"
+std::vector<double> parse_domain(const std::string& text, std::size_t dimensions) {
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) throw input_error("--domain must be LO:HI, e.g. 0,0:1,1 (got " + text + ")");
+  std::vector<double> bounds;
+  for (const auto& corner : {text.substr(0, colon), text.substr(colon + 1)}) {
+    std::string::size_type start = 0;
+    std::size_t count = 0;
+    while (true) {
+      const auto comma = corner.find(',', start);
+      bounds.push_back(parse_double(corner.substr(start, comma - start), "--domain"));
+      ++count;
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    if (count != dimensions) {
+      throw input_error("--domain: each corner needs " + std::to_string(dimensions) +
+                        " coordinates, like --dims (got " + text + ")");
+    }
+  }
+  for (std::size_t a = 0; a < dimensions; ++a) {
+    if (!(std::isfinite(bounds[a]) && std::isfinite(bounds[dimensions + a]) && bounds[a] < bounds[dimensions + a])) {
+      throw input_error("--domain: each axis needs finite bounds with lower < upper (got " + text + ")");
+    }
+  }
+  return bounds;
+}
+
+}  // namespace
+
+grid_options parse_grid_options(const cli& args) {
+  grid_options o;
+  if (!args.positionals().empty())
+    throw input_error("unexpected argument '" + args.positionals()[0] + "' (try --help)");
+  if (args.has("input") == args.has("generate")) throw input_error("give either --input FILE.csv or --generate KIND");
+  o.input_path = args.get_or("input", "");
+  o.generate = args.get_or("generate", "");
+  if (args.has("generate")) {
+    if (o.generate != "uniform" && o.generate != "clustered") {
+      throw input_error("--generate must be uniform or clustered (got " + o.generate + ")");
+    }
+    if (!args.has("n")) throw input_error("--generate needs --n N");
+    o.n = args.get_int("n", 0, 0, std::numeric_limits<std::int32_t>::max());
+    o.seed = static_cast<std::uint64_t>(args.get_int("seed", 1, 0, std::numeric_limits<long long>::max()));
+  } else if (args.has("n") || args.has("seed")) {
+    throw input_error("--n and --seed go with --generate");
+  }
+  if (!args.has("dims")) throw input_error("--dims is required, e.g. --dims 4x4 (try --help)");
+  o.dims = parse_dims(*args.get("dims"));
+  if (args.has("domain")) o.domain = parse_domain(*args.get("domain"), o.dims.size());
+  o.clamp = args.has("clamp");
+  o.check = args.has("check");
+  if (args.has("radius")) o.radius = args.get_double("radius", 0);
+  const std::string solution = args.get_or("solution", "5");
+  if (solution == "all") {
+    o.solutions = {1, 2, 3, 4, 5};
+  } else {
+    const long long s = parse_int(solution, "--solution");
+    if (s < 1 || s > 5) throw input_error("--solution must be 1 to 5 or all (got " + solution + ")");
+    o.solutions = {static_cast<int>(s)};
+  }
+  o.cells_out = args.get_or("cells-out", "");
+  o.neighbors_out = args.get_or("neighbors-out", "");
+  o.png_out = args.get_or("png", "");
+  if (!o.neighbors_out.empty() && !o.radius) throw input_error("--neighbors-out needs --radius R");
+  const std::string precision = args.get_or("precision", "double");
+  if (precision != "double" && precision != "float") {
+    throw input_error("--precision must be double or float (got " + precision + ")");
+  }
+  o.single_precision = precision == "float";
+  return o;
+}
+
+}  // namespace dpt::app
