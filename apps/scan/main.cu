@@ -3,13 +3,10 @@
 // with cub::DeviceScan; timed, and optionally checked against a sequential scan.
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <iomanip>
 #include <limits>
-#include <random>
 #include <sstream>
 #include <optional>
 #include <string>
@@ -27,6 +24,8 @@
 
 #include <dpt/config.hpp>
 #include <dpt/kernels/device_scan.hpp>
+#include "scan/scan_check.hpp"
+#include "scan/scan_values.hpp"
 #include "support/cli.hpp"
 #include "support/device_memory.hpp"
 #include "support/errors.hpp"
@@ -36,7 +35,9 @@
 
 namespace {
 
+using dpt::app::first_mismatch;
 using dpt::app::input_error;
+using dpt::app::input_values;
 
 const char* const usage =
     "usage: dpt-scan [--n N --seed S | --input FILE] [--type i32|i64|f32|f64]\n"
@@ -109,170 +110,6 @@ options parse_options(const dpt::app::cli& args) {
   return opt;
 }
 
-template <class T>
-const char* type_name() {
-  if constexpr (std::is_integral_v<T>) return sizeof(T) == 4 ? "i32" : "i64";
-  return sizeof(T) == 4 ? "f32" : "f64";
-}
-
-// The values to scan, and for a file the line each came from (errors about element i name its line).
-template <class T>
-struct input_values {
-  std::vector<T> values;
-  std::string path;              // empty for generated values
-  std::vector<long long> lines;  // lines[i]: the line of values[i] (files only)
-
-  input_error error_at(std::size_t i, const std::string& message) const {
-    return path.empty() ? input_error(message) : dpt::app::file_error(path, lines[i], message);
-  }
-};
-
-// One value of type T from a whole token, or an input_error naming the file and line.
-template <class T>
-T parse_value(const std::string& token, const std::string& file, long long line) {
-  if constexpr (std::is_integral_v<T>) {
-    std::istringstream in(token);
-    long long value = 0;
-    in >> value;
-    if (!in || !in.eof() || value < std::numeric_limits<T>::min() || value > std::numeric_limits<T>::max())
-      throw dpt::app::file_error(file, line, "'" + token + "' is not a valid " + (sizeof(T) == 4 ? "i32" : "i64"));
-    return static_cast<T>(value);
-  } else {
-    double value = 0;
-    const std::string out_of_range = "'" + token + "' is out of the range of " + type_name<T>();
-    switch (dpt::app::read_double(token, value)) {
-      case dpt::app::double_token::not_a_number:
-        throw dpt::app::file_error(file, line, "'" + token + "' is not a number");
-      case dpt::app::double_token::overflows:
-        throw dpt::app::file_error(file, line, out_of_range);
-      case dpt::app::double_token::number:
-        break;
-    }
-    if (!std::isfinite(value))
-      throw dpt::app::file_error(file, line, "'" + token + "' is not a finite " + type_name<T>() + " value");
-    // Judged after rounding to T: 3.40282347e+38, the 9 digits --out writes for FLT_MAX, lies above FLT_MAX
-    // as a double but rounds to it, so it must read back.
-    if (!std::isfinite(static_cast<T>(value))) throw dpt::app::file_error(file, line, out_of_range);
-    return static_cast<T>(value);
-  }
-}
-
-template <class T>
-input_values<T> read_values(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) throw input_error(path + ": cannot open");
-  input_values<T> in{{}, path, {}};
-  std::string text;
-  for (long long line = 1; std::getline(file, text); ++line) {
-    std::istringstream fields(text);
-    std::string token, extra;
-    if (!(fields >> token)) continue;  // blank line
-    if (fields >> extra) throw dpt::app::file_error(path, line, "expected one value per line");
-    in.values.push_back(parse_value<T>(token, path, line));
-    in.lines.push_back(line);
-  }
-  // getline stops at the end of the file and on a failed read alike (a directory opens, then fails to read)
-  if (file.bad()) throw input_error(path + ": read error");
-  return in;
-}
-
-template <class T>
-input_values<T> random_values(std::int64_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<T> values(static_cast<std::size_t>(n));
-  if constexpr (std::is_integral_v<T>) {
-    std::uniform_int_distribution<int> dist(-1000, 1000);
-    for (auto& v : values) v = static_cast<T>(dist(rng));
-  } else {
-    std::uniform_real_distribution<T> dist(-1, 1);
-    for (auto& v : values) v = dist(rng);
-  }
-  return {std::move(values), "", {}};
-}
-
-// The sequential scan, and for floats the bound on each element's rounding error. Sums that overflow the type
-// are refused as bad input, as early as the first element whose output they would spoil: C++ leaves signed
-// overflow undefined, on the GPU as on the CPU, and a float sum that overflows is an infinity, not an answer.
-// An exclusive scan's total counts too, though it is not output: the implementations compute it (Thrust's
-// exclusive_scan adds the last element as well), and UBSan catches the overflow there.
-template <class T>
-struct reference {
-  std::vector<T> values;
-  std::vector<double> bound;  // floats only
-};
-
-double gamma(double n, double u) {
-  return n * u < 1 ? n * u / (1 - n * u) : std::numeric_limits<double>::infinity();
-}
-
-template <class T>
-reference<T> reference_scan(const input_values<T>& in, bool exclusive) {
-  const std::vector<T>& x = in.values;
-  reference<T> ref;
-  ref.values.resize(x.size());
-  const std::string wider = std::is_same_v<T, std::int32_t> ? "; use --type i64"
-                            : std::is_same_v<T, float>      ? "; use --type f64"
-                                                            : "";
-  if constexpr (std::is_integral_v<T>) {
-    T running = 0;
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      if (exclusive) ref.values[i] = running;
-      if (__builtin_add_overflow(running, x[i], &running))
-        throw in.error_at(
-            i, std::string("the prefix sums overflow ") + type_name<T>() + " at element " + std::to_string(i) + wider);
-      if (!exclusive) ref.values[i] = running;
-    }
-  } else {
-    // Summed in long double; any order of summing k terms in T is within γ_k(u)·Σ|x| of the exact sum
-    // (Higham, Accuracy and Stability of Numerical Algorithms, §4.2). ×1.01 covers the rounding in the bound.
-    // A parallel scan adds x[a..b] for runs [a, b] of its choosing, not only the prefixes, so output i is safe
-    // only while every run within x[0..i] sums to a finite T: while the largest minus the smallest prefix sum
-    // (0, the empty prefix, included) does. [-3e38, 3e38, 3e38] as f32 is refused at element 2 although its
-    // prefix sums fit, since x[1] + x[2] overflows.
-    ref.bound.resize(x.size());
-    const double u = std::numeric_limits<T>::epsilon() / 2;
-    long double running = 0, magnitude = 0, highest = 0, lowest = 0;
-    std::ptrdiff_t highest_at = -1, lowest_at = -1;  // where those prefixes end (-1: the empty prefix)
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      const double terms = static_cast<double>(exclusive ? i : i + 1);
-      if (exclusive) {
-        ref.values[i] = static_cast<T>(running);
-        ref.bound[i] = 1.01 * gamma(terms + 1, u) * static_cast<double>(magnitude);
-      }
-      running += x[i];
-      magnitude += std::fabs(static_cast<long double>(x[i]));
-      if (running > highest) highest = running, highest_at = static_cast<std::ptrdiff_t>(i);
-      if (running < lowest) lowest = running, lowest_at = static_cast<std::ptrdiff_t>(i);
-      if (!std::isfinite(static_cast<T>(highest - lowest))) {
-        const bool rising = highest_at > lowest_at;  // the run is (lowest_at, highest_at], or the reverse
-        const std::ptrdiff_t from = (rising ? lowest_at : highest_at) + 1, to = rising ? highest_at : lowest_at;
-        std::ostringstream os;
-        os << "the prefix sums overflow " << type_name<T>() << " at element " << i << " (x[" << from << ".." << to
-           << "] sums to " << std::setprecision(3) << (rising ? highest - lowest : lowest - highest)
-           << (from > 0 ? ", and a parallel scan may add up that run)" : ")") << wider;
-        throw in.error_at(i, os.str());
-      }
-      if (!exclusive) {
-        ref.values[i] = static_cast<T>(running);
-        ref.bound[i] = 1.01 * gamma(terms + 1, u) * static_cast<double>(magnitude);
-      }
-    }
-  }
-  return ref;
-}
-
-// The first element where `got` and the reference disagree, or -1.
-template <class T>
-std::int64_t first_mismatch(const std::vector<T>& got, const reference<T>& ref) {
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    const bool ok = std::is_integral_v<T>
-                        ? got[i] == ref.values[i]
-                        : std::fabs(static_cast<double>(got[i]) - static_cast<double>(ref.values[i])) <= ref.bound[i];
-    if (!ok) return static_cast<std::int64_t>(i);
-  }
-  return -1;
-}
-
 #if defined(__CUDACC__)
 template <class T>
 void cub_scan(const T* in, T* out, std::int64_t n, bool exclusive) {
@@ -341,7 +178,8 @@ int run(const options& opt) {
                              "a scan of " + std::to_string(opt.n) + " " + opt.type + " values",
                              dpt::app::this_builds_device_memory());
   }
-  const input_values<T> in = opt.input.empty() ? random_values<T>(opt.n, opt.seed) : read_values<T>(opt.input);
+  const input_values<T> in =
+      opt.input.empty() ? dpt::app::random_values<T>(opt.n, opt.seed) : dpt::app::read_values<T>(opt.input);
   const std::vector<T>& values = in.values;
   const auto n = static_cast<std::int64_t>(values.size());
   if (!opt.input.empty()) {
@@ -349,7 +187,7 @@ int run(const options& opt) {
                              opt.input + " (" + std::to_string(n) + " values)", dpt::app::this_builds_device_memory());
   }
   // Always computed: it is also what refuses inputs whose prefix sums overflow.
-  const reference<T> ref = reference_scan(in, opt.exclusive);
+  const dpt::app::scan_reference<T> ref = dpt::app::reference_scan(in, opt.exclusive);
 
   const thrust::device_vector<T> d_in(values.begin(), values.end());
   thrust::device_vector<T> d_out(values.size());

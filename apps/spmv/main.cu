@@ -22,6 +22,7 @@
 #else
 #  define DPT_SPMV_HAS_FUSED_KERNEL 0
 #endif
+#include "spmv/spmv_check.hpp"
 #include "support/cli.hpp"
 #include "support/device_csr.hpp"
 #include "support/device_memory.hpp"
@@ -160,91 +161,6 @@ void refuse_non_finite(const std::vector<double>& y, const std::string& path, co
     throw input_error(path + ": row " + std::to_string(bad - y.begin() + 1) + " of y = A*x overflows " + what);
 }
 
-// The reference: every stored entry (and its mirror image) placed into rows by a sequential counting sort,
-// then one double-precision dot product per row. Also returns, per row, what the error bound needs.
-struct reference_result {
-  std::vector<double> y;               // A·x in double
-  std::vector<double> magnitude;       // Σ |a_k|·|x_k| over the row
-  std::vector<double> largest_factor;  // max over the row of max(|a_k|, |x_k|)
-  std::vector<std::int64_t> terms;     // entries in the row before duplicates are summed
-};
-
-reference_result reference_spmv(const dpt::mtx::coo_matrix& m, const std::vector<double>& x) {
-  struct entry {
-    std::int64_t row, col;
-    double value;
-  };
-  std::vector<entry> entries;
-  for (std::size_t k = 0; k < m.values.size(); ++k) {
-    const auto i = m.row_indices[k], j = m.column_indices[k];
-    entries.push_back({i, j, m.values[k]});
-    if (m.kind != dpt::mtx::symmetry::general && i != j) {
-      entries.push_back({j, i, m.kind == dpt::mtx::symmetry::symmetric ? m.values[k] : -m.values[k]});
-    }
-  }
-  const auto rows = static_cast<std::size_t>(m.rows);
-  std::vector<std::int64_t> offsets(rows + 1, 0);
-  for (const auto& e : entries) ++offsets[static_cast<std::size_t>(e.row) + 1];
-  for (std::size_t r = 0; r < rows; ++r) offsets[r + 1] += offsets[r];
-  std::vector<std::int64_t> cols(entries.size()), next(offsets.begin(), offsets.end() - 1);
-  std::vector<double> values(entries.size());
-  for (const auto& e : entries) {
-    const auto k = static_cast<std::size_t>(next[static_cast<std::size_t>(e.row)]++);
-    cols[k] = e.col;
-    values[k] = e.value;
-  }
-  reference_result ref{std::vector<double>(rows), std::vector<double>(rows), std::vector<double>(rows),
-                       std::vector<std::int64_t>(rows)};
-  for (std::size_t r = 0; r < rows; ++r) {
-    for (auto k = static_cast<std::size_t>(offsets[r]); k < static_cast<std::size_t>(offsets[r + 1]); ++k) {
-      const double a = values[k], xk = x[static_cast<std::size_t>(cols[k])];
-      ref.y[r] += a * xk;
-      ref.magnitude[r] += std::fabs(a) * std::fabs(xk);
-      ref.largest_factor[r] = std::max({ref.largest_factor[r], std::fabs(a), std::fabs(xk)});
-    }
-    ref.terms[r] = offsets[r + 1] - offsets[r];
-  }
-  return ref;
-}
-
-// γ_n = n·u / (1 − n·u): the classic bound on the relative error of n rounded operations with unit roundoff u.
-double gamma(std::int64_t n, double unit_roundoff) {
-  const double nu = static_cast<double>(n) * unit_roundoff;
-  return nu < 1 ? nu / (1 - nu) : std::numeric_limits<double>::infinity();
-}
-
-struct check_result {
-  double max_relative_error = 0;  // max |ŷ − y| / |y| over rows with y ≠ 0
-  double worst_ratio = 0;         // max |ŷ − y| / bound over all rows: ≤ 1 passes
-};
-
-// Why the bound holds. Row i's m_i terms a_k·x_k reach ŷ_i through at most m_i + 2 roundings in the working
-// precision (unit roundoff u): a_k and x_k converted to Value (exact for double), one multiplication, and
-// m_i − 1 additions — duplicates summed by coo_to_csr, then the row's segmented sum — in whatever order the
-// backend chooses. So |ŷ_i − y_i| ≤ γ_{m_i+2}(u)·Σ|a_k||x_k| (Higham, Accuracy and Stability of Numerical
-// Algorithms, §3.1). The reference itself is computed in double and is off by at most γ_{m_i}(u_double) times
-// the same sum, which is added. Underflow is the exception to relative bounds: each conversion, product or
-// addition that lands below the smallest normal number may lose up to the smallest subnormal spacing
-// absolutely, scaled by at most the row's largest factor — a term m_i·denorm_min·(2 + largest) covers it.
-// Finally ×1.01 absorbs the rounding in computing Σ|a||x| and the bound itself in double.
-template <class Value>
-check_result check_against_reference(const reference_result& ref, const std::vector<double>& y) {
-  const double u = std::numeric_limits<Value>::epsilon() / 2, u_double = std::numeric_limits<double>::epsilon() / 2;
-  const double tiny = std::numeric_limits<Value>::denorm_min();
-  check_result result;
-  for (std::size_t r = 0; r < y.size(); ++r) {
-    const double error = std::fabs(y[r] - ref.y[r]);
-    const auto m = ref.terms[r];
-    const double bound = 1.01 * ((gamma(m + 2, u) + gamma(m, u_double)) * ref.magnitude[r] +
-                                 static_cast<double>(m) * tiny * (2 + ref.largest_factor[r]));
-    const double ratio = error == 0 ? 0 : (bound > 0 ? error / bound : std::numeric_limits<double>::infinity());
-    result.worst_ratio =
-        std::max(result.worst_ratio, std::isnan(ratio) ? std::numeric_limits<double>::infinity() : ratio);
-    if (ref.y[r] != 0) result.max_relative_error = std::max(result.max_relative_error, error / std::fabs(ref.y[r]));
-  }
-  return result;
-}
-
 template <class Index, class Value>
 int run(const options& opt, const dpt::mtx::coo_matrix& m, const std::vector<double>& x_host,
         std::optional<dpt::app::output_file>& out) {
@@ -301,15 +217,15 @@ int run(const options& opt, const dpt::mtx::coo_matrix& m, const std::vector<dou
 #endif
   bool passed = true;
   if (opt.check) {
-    const auto reference = reference_spmv(m, x_host);
+    const auto reference = dpt::app::reference_spmv(m, x_host);
     refuse_non_finite(reference.y, opt.matrix_path, "double in the sequential reference");
-    const auto verdict = check_against_reference<Value>(reference, y_result);
+    const auto verdict = dpt::app::check_against_reference<Value>(reference, y_result);
     passed = verdict.worst_ratio <= 1;
     std::printf("  check:       max relative error %.3e vs a sequential double CSR loop; worst error/bound %.3e: %s\n",
                 verdict.max_relative_error, verdict.worst_ratio, passed ? "ok" : "FAILED");
 #if DPT_SPMV_HAS_FUSED_KERNEL
     const auto kernel_verdict =
-        check_against_reference<Value>(reference, std::vector<double>(y_kernel.begin(), y_kernel.end()));
+        dpt::app::check_against_reference<Value>(reference, std::vector<double>(y_kernel.begin(), y_kernel.end()));
     passed = passed && kernel_verdict.worst_ratio <= 1;
     std::printf("  check fused: max relative error %.3e; worst error/bound %.3e: %s\n",
                 kernel_verdict.max_relative_error, kernel_verdict.worst_ratio,

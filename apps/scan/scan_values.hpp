@@ -1,0 +1,101 @@
+// dpt-scan's input: values of type T (i32, i64, f32, f64) read from a file, one per line, or generated from a seed.
+// A bad value is an input_error naming the file and line, e.g. "v.txt:3: '1e40' is out of the range of f32".
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "support/cli.hpp"
+#include "support/errors.hpp"
+
+namespace dpt::app {
+
+template <class T>
+const char* type_name() {
+  if constexpr (std::is_integral_v<T>) return sizeof(T) == 4 ? "i32" : "i64";
+  return sizeof(T) == 4 ? "f32" : "f64";
+}
+
+// The values to scan, and for a file the line each came from (errors about element i name its line).
+template <class T>
+struct input_values {
+  std::vector<T> values;
+  std::string path;              // empty for generated values
+  std::vector<long long> lines;  // lines[i]: the line of values[i] (files only)
+
+  input_error error_at(std::size_t i, const std::string& message) const {
+    return path.empty() ? input_error(message) : file_error(path, lines[i], message);
+  }
+};
+
+// One value of type T from a whole token, or an input_error naming the file and line.
+template <class T>
+T parse_value(const std::string& token, const std::string& file, long long line) {
+  if constexpr (std::is_integral_v<T>) {
+    std::istringstream in(token);
+    long long value = 0;
+    in >> value;
+    if (!in || !in.eof() || value < std::numeric_limits<T>::min() || value > std::numeric_limits<T>::max())
+      throw file_error(file, line, "'" + token + "' is not a valid " + (sizeof(T) == 4 ? "i32" : "i64"));
+    return static_cast<T>(value);
+  } else {
+    double value = 0;
+    const std::string out_of_range = "'" + token + "' is out of the range of " + type_name<T>();
+    switch (read_double(token, value)) {
+      case double_token::not_a_number:
+        throw file_error(file, line, "'" + token + "' is not a number");
+      case double_token::overflows:
+        throw file_error(file, line, out_of_range);
+      case double_token::number:
+        break;
+    }
+    if (!std::isfinite(value))
+      throw file_error(file, line, "'" + token + "' is not a finite " + type_name<T>() + " value");
+    // Judged after rounding to T: 3.40282347e+38, the 9 digits --out writes for FLT_MAX, lies above FLT_MAX
+    // as a double but rounds to it, so it must read back.
+    if (!std::isfinite(static_cast<T>(value))) throw file_error(file, line, out_of_range);
+    return static_cast<T>(value);
+  }
+}
+
+template <class T>
+input_values<T> read_values(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) throw input_error(path + ": cannot open");
+  input_values<T> in{{}, path, {}};
+  std::string text;
+  for (long long line = 1; std::getline(file, text); ++line) {
+    std::istringstream fields(text);
+    std::string token, extra;
+    if (!(fields >> token)) continue;  // blank line
+    if (fields >> extra) throw file_error(path, line, "expected one value per line");
+    in.values.push_back(parse_value<T>(token, path, line));
+    in.lines.push_back(line);
+  }
+  // getline stops at the end of the file and on a failed read alike (a directory opens, then fails to read)
+  if (file.bad()) throw input_error(path + ": read error");
+  return in;
+}
+
+template <class T>
+input_values<T> random_values(std::int64_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<T> values(static_cast<std::size_t>(n));
+  if constexpr (std::is_integral_v<T>) {
+    std::uniform_int_distribution<int> dist(-1000, 1000);
+    for (auto& v : values) v = static_cast<T>(dist(rng));
+  } else {
+    std::uniform_real_distribution<T> dist(-1, 1);
+    for (auto& v : values) v = dist(rng);
+  }
+  return {std::move(values), "", {}};
+}
+
+}  // namespace dpt::app
