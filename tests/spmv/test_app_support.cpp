@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "support/cli.hpp"
+#include "support/error_of.hpp"
 #include "support/errors.hpp"
 #include "support/output_file.hpp"
 
@@ -28,15 +29,7 @@ namespace {
 
 using dpt::app::output_file;
 
-// The message of the input_error that `body` throws, or "no error".
-std::string error_of(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const dpt::app::input_error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using dpt::test::error_of;
 
 // A fresh directory under the system's temporary directory, removed with everything in it at the end.
 struct scratch_directory {

@@ -15,6 +15,7 @@
 
 #include <unistd.h>
 
+#include "support/error_of.hpp"
 #include "support/errors.hpp"
 #include "support/matrix_dir.hpp"
 #include "support/matrix_market.hpp"
@@ -24,15 +25,7 @@ namespace {
 using dpt::mtx::parse_matrix;
 using dpt::mtx::parse_vector;
 
-// The message of the input_error that `body` throws, or "no error".
-std::string error_of(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const dpt::app::input_error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using dpt::test::error_of;
 
 struct bad_file {
   const char* what;
