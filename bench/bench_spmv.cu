@@ -210,94 +210,108 @@ void check_then_time(benchmark::State& state, const host_csr& a, device_problem&
     } while (0)
 #endif
 
+#if DPT_BENCH_GPU
+// The hand-written fused kernel, its scratch (the tile status) allocated once, outside the timing, as cuSPARSE's
+// buffer is below.
+void fused_kernel_benchmark(benchmark::State& state, const std::string& name) {
+  const auto& a = matrix(name);
+  device_problem p(a);
+  const auto product = [&](void* scratch, std::size_t& bytes) {
+    dpt::kernels::spmv(scratch, bytes, thrust::raw_pointer_cast(p.offsets.data()),
+                       thrust::raw_pointer_cast(p.columns.data()), thrust::raw_pointer_cast(p.values.data()), p.rows,
+                       p.nnz, thrust::raw_pointer_cast(p.x.data()), thrust::raw_pointer_cast(p.y.data()));
+  };
+  std::size_t scratch_bytes = 0;
+  product(nullptr, scratch_bytes);
+  thrust::device_vector<unsigned char> scratch(scratch_bytes);
+  void* scratch_data = thrust::raw_pointer_cast(scratch.data());
+  check_then_time(state, a, p, where::device, [&] { product(scratch_data, scratch_bytes); });
+}
+
+// The GPU peer: cuSPARSE's generic SpMV on the same CSR arrays, its buffer allocated outside the timing.
+void cusparse_benchmark(benchmark::State& state, const std::string& name) {
+  const auto& a = matrix(name);
+  device_problem p(a);
+  cusparseHandle_t handle{};
+  DPT_CUSPARSE_CHECK(cusparseCreate(&handle));
+  cusparseSpMatDescr_t matrix_descr{};
+  cusparseDnVecDescr_t x_descr{}, y_descr{};
+  DPT_CUSPARSE_CHECK(cusparseCreateCsr(&matrix_descr, p.rows, p.cols, p.nnz, thrust::raw_pointer_cast(p.offsets.data()),
+                                       thrust::raw_pointer_cast(p.columns.data()),
+                                       thrust::raw_pointer_cast(p.values.data()), CUSPARSE_INDEX_32I,
+                                       CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+  DPT_CUSPARSE_CHECK(cusparseCreateDnVec(&x_descr, p.cols, thrust::raw_pointer_cast(p.x.data()), CUDA_R_64F));
+  DPT_CUSPARSE_CHECK(cusparseCreateDnVec(&y_descr, p.rows, thrust::raw_pointer_cast(p.y.data()), CUDA_R_64F));
+  const double alpha = 1.0, beta = 0.0;
+  std::size_t buffer_bytes = 0;
+  DPT_CUSPARSE_CHECK(cusparseSpMV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, matrix_descr, x_descr,
+                                             &beta, y_descr, CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, &buffer_bytes));
+  thrust::device_vector<unsigned char> buffer(std::max<std::size_t>(buffer_bytes, 1));
+  void* buffer_data = thrust::raw_pointer_cast(buffer.data());
+  check_then_time(state, a, p, where::device, [&] {
+    DPT_CUSPARSE_CHECK(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, matrix_descr, x_descr, &beta,
+                                    y_descr, CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, buffer_data));
+  });
+  DPT_CUSPARSE_CHECK(cusparseDestroyDnVec(y_descr));
+  DPT_CUSPARSE_CHECK(cusparseDestroyDnVec(x_descr));
+  DPT_CUSPARSE_CHECK(cusparseDestroySpMat(matrix_descr));
+  DPT_CUSPARSE_CHECK(cusparseDestroy(handle));
+}
+#else
+// The CPU peer: Eigen's sparse matrix × vector over the same CSR arrays (mapped, not copied), on the host.
+void eigen_benchmark(benchmark::State& state, const std::string& name) {
+  const auto& a = matrix(name);
+  const Eigen::Map<const Eigen::SparseMatrix<double, Eigen::RowMajor, int>> A(a.rows, a.cols, a.nnz(), a.offsets.data(),
+                                                                              a.columns.data(), a.values.data());
+  const auto host_x = make_x(a.cols);
+  const Eigen::Map<const Eigen::VectorXd> x(host_x.data(), a.cols);
+  Eigen::VectorXd y(a.rows);
+  const auto product = [&] {
+    y.noalias() = A * x;
+    benchmark::DoNotOptimize(y.data());
+  };
+  const auto run_once = [&] {
+    y.setConstant(std::numeric_limits<double>::quiet_NaN());
+    product();
+  };
+  if (!checked(
+          state, run_once, [&] { return matches_csr_loop(a, y.data()); }, spmv_error))
+    return;
+  report(state, timed_loop(state, where::host, product), a.nnz(), spmv_bytes(a));
+}
+#endif
+
+// A Thrust-side form of SpMV, run on the device system through device_problem's arrays.
+template <class Product>
+void device_benchmark(benchmark::State& state, const std::string& name, Product product) {
+  const auto& a = matrix(name);
+  device_problem p(a);
+  check_then_time(state, a, p, where::device, [&] { product(p); });
+}
+
 void register_matrix(const std::string& name) {
   const std::int64_t nnz = matrix(name).nnz();  // the size is part of the benchmark's name
   add("spmv/dpt_flat/" + name, nnz, [name](benchmark::State& state) {
-    const auto& a = matrix(name);
-    device_problem p(a);
-    check_then_time(state, a, p, where::device, [&] { dpt::spmv(thrust::device, p.view(), p.x.begin(), p.y.begin()); });
+    device_benchmark(state, name,
+                     [](device_problem& p) { dpt::spmv(thrust::device, p.view(), p.x.begin(), p.y.begin()); });
   });
   add("spmv/dpt_row_per_thread/" + name, nnz, [name](benchmark::State& state) {
-    const auto& a = matrix(name);
-    device_problem p(a);
-    check_then_time(state, a, p, where::device,
-                    [&] { dpt::spmv_row_per_thread(thrust::device, p.view(), p.x.begin(), p.y.begin()); });
+    device_benchmark(state, name, [](device_problem& p) {
+      dpt::spmv_row_per_thread(thrust::device, p.view(), p.x.begin(), p.y.begin());
+    });
   });
-#if !DPT_BENCH_GPU
+#if DPT_BENCH_GPU
+  add("spmv/dpt_fused_kernel/" + name, nnz, [name](benchmark::State& state) { fused_kernel_benchmark(state, name); });
+  add("spmv/cusparse/" + name, nnz, [name](benchmark::State& state) { cusparse_benchmark(state, name); });
+#else
   // On CPUs dpt::spmv runs the flat form through dpt's multicore recipe; this is the Thrust composition it
   // replaces there (row ids, then reduce_by_key), the one dpt::spmv runs on GPUs.
   add("spmv/thrust_composition/" + name, nnz, [name](benchmark::State& state) {
-    const auto& a = matrix(name);
-    device_problem p(a);
-    check_then_time(state, a, p, where::device,
-                    [&] { dpt::detail::spmv_by_row_ids(thrust::device, p.view(), p.x.begin(), p.y.begin()); });
-  });
-#endif
-#if DPT_BENCH_GPU
-  // Its scratch (the tile status) allocated once, outside the timing, as cuSPARSE's buffer is below.
-  add("spmv/dpt_fused_kernel/" + name, nnz, [name](benchmark::State& state) {
-    const auto& a = matrix(name);
-    device_problem p(a);
-    const auto product = [&](void* scratch, std::size_t& bytes) {
-      dpt::kernels::spmv(scratch, bytes, thrust::raw_pointer_cast(p.offsets.data()),
-                         thrust::raw_pointer_cast(p.columns.data()), thrust::raw_pointer_cast(p.values.data()), p.rows,
-                         p.nnz, thrust::raw_pointer_cast(p.x.data()), thrust::raw_pointer_cast(p.y.data()));
-    };
-    std::size_t scratch_bytes = 0;
-    product(nullptr, scratch_bytes);
-    thrust::device_vector<unsigned char> scratch(scratch_bytes);
-    void* scratch_data = thrust::raw_pointer_cast(scratch.data());
-    check_then_time(state, a, p, where::device, [&] { product(scratch_data, scratch_bytes); });
-  });
-  add("spmv/cusparse/" + name, nnz, [name](benchmark::State& state) {
-    const auto& a = matrix(name);
-    device_problem p(a);
-    cusparseHandle_t handle{};
-    DPT_CUSPARSE_CHECK(cusparseCreate(&handle));
-    cusparseSpMatDescr_t matrix_descr{};
-    cusparseDnVecDescr_t x_descr{}, y_descr{};
-    DPT_CUSPARSE_CHECK(
-        cusparseCreateCsr(&matrix_descr, p.rows, p.cols, p.nnz, thrust::raw_pointer_cast(p.offsets.data()),
-                          thrust::raw_pointer_cast(p.columns.data()), thrust::raw_pointer_cast(p.values.data()),
-                          CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
-    DPT_CUSPARSE_CHECK(cusparseCreateDnVec(&x_descr, p.cols, thrust::raw_pointer_cast(p.x.data()), CUDA_R_64F));
-    DPT_CUSPARSE_CHECK(cusparseCreateDnVec(&y_descr, p.rows, thrust::raw_pointer_cast(p.y.data()), CUDA_R_64F));
-    const double alpha = 1.0, beta = 0.0;
-    std::size_t buffer_bytes = 0;
-    DPT_CUSPARSE_CHECK(cusparseSpMV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, matrix_descr, x_descr,
-                                               &beta, y_descr, CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, &buffer_bytes));
-    thrust::device_vector<unsigned char> buffer(std::max<std::size_t>(buffer_bytes, 1));
-    void* buffer_data = thrust::raw_pointer_cast(buffer.data());
-    check_then_time(state, a, p, where::device, [&] {
-      DPT_CUSPARSE_CHECK(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, matrix_descr, x_descr, &beta,
-                                      y_descr, CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, buffer_data));
+    device_benchmark(state, name, [](device_problem& p) {
+      dpt::detail::spmv_by_row_ids(thrust::device, p.view(), p.x.begin(), p.y.begin());
     });
-    DPT_CUSPARSE_CHECK(cusparseDestroyDnVec(y_descr));
-    DPT_CUSPARSE_CHECK(cusparseDestroyDnVec(x_descr));
-    DPT_CUSPARSE_CHECK(cusparseDestroySpMat(matrix_descr));
-    DPT_CUSPARSE_CHECK(cusparseDestroy(handle));
   });
-#else
-  add("spmv/eigen/" + name, nnz, [name](benchmark::State& state) {
-    const auto& a = matrix(name);
-    const Eigen::Map<const Eigen::SparseMatrix<double, Eigen::RowMajor, int>> A(
-        a.rows, a.cols, a.nnz(), a.offsets.data(), a.columns.data(), a.values.data());
-    const auto host_x = make_x(a.cols);
-    const Eigen::Map<const Eigen::VectorXd> x(host_x.data(), a.cols);
-    Eigen::VectorXd y(a.rows);
-    const auto product = [&] {
-      y.noalias() = A * x;
-      benchmark::DoNotOptimize(y.data());
-    };
-    const auto run_once = [&] {
-      y.setConstant(std::numeric_limits<double>::quiet_NaN());
-      product();
-    };
-    if (!checked(
-            state, run_once, [&] { return matches_csr_loop(a, y.data()); }, spmv_error))
-      return;
-    report(state, timed_loop(state, where::host, product), a.nnz(), spmv_bytes(a));
-  });
+  add("spmv/eigen/" + name, nnz, [name](benchmark::State& state) { eigen_benchmark(state, name); });
 #endif
 }
 
