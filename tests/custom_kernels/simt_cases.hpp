@@ -1,6 +1,6 @@
-// What the SIMT-runner tests of the hand-written kernels share (test_custom_kernels.cpp, test_spmv_kernel.cpp):
-// named schedules to run kernels under, a launch with explicit options, and the published tile states that
-// stand in for a GPU's blocks in look-back tests.
+// What the SIMT-runner tests share (test_simt_runner.cpp, test_custom_kernels.cpp, test_spmv_kernel.cpp): named
+// schedules to run kernels under, a launch with explicit options, the message of an expected runner error, and the
+// published tile states that stand in for a GPU's blocks in look-back tests.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +32,28 @@ void run(const simt::options& options, const char* name, dim3 grid, dim3 block, 
   config.kernel_name = name;
   config.opts = &options;
   simt::launch(config, kernel, std::forward<Args>(args)...);
+}
+
+// Every schedule with forward and reverse blocks, plus random fibers with shuffled blocks.
+inline std::vector<schedule_case> all_schedules() {
+  std::vector<schedule_case> cases;
+  for (auto o : {simt::block_order::forward, simt::block_order::reverse})
+    for (auto s :
+         {simt::schedule::forward, simt::schedule::reverse, simt::schedule::random, simt::schedule::run_to_barrier})
+      cases.push_back(make_case(s, o));
+  cases.push_back(make_case(simt::schedule::random, simt::block_order::shuffled, 7));
+  return cases;
+}
+
+// The message of the Error that body throws; another exception fails the test on its own.
+template <class Error, class Body>
+std::string message_of(Body&& body) {
+  try {
+    body();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(nothing thrown)";
 }
 
 // The runner starts a block only when the one before it has finished, so every look-back there meets an
