@@ -9,14 +9,16 @@
 namespace dpt::app {
 
 const char* const grid_usage =
-    "usage: dpt-grid [--input FILE.csv | --generate uniform|clustered --n N [--seed S]] --dims 4x4 | 4x4x4\n"
-    "                [--domain x0,y0[,z0]:x1,y1[,z1]] [--clamp] [--radius R] [--solution 1..5|all]\n"
-    "                [--cells-out FILE] [--neighbors-out FILE] [--png FILE] [--check] [--precision double|float]\n"
+    "usage: dpt-grid [--input FILE.csv|.f64|.f32 | --generate uniform|clustered --n N [--seed S]]\n"
+    "                --dims 4x4 | 4x4x4 [--domain x0,y0[,z0]:x1,y1[,z1]] [--clamp] [--radius R]\n"
+    "                [--solution 1..5|all] [--cells-out FILE] [--neighbors-out FILE] [--png FILE] [--check]\n"
+    "                [--precision double|float]\n"
     "\n"
     "Puts particles into a uniform grid with the lecture's data-parallel solution — map each particle to its\n"
     "cell, sort by cell, find where each cell starts and ends — on this build's device system.\n"
     "\n"
     "  --input FILE.csv     particles from CSV: a header 'x,y' or 'x,y,z', then one particle per line\n"
+    "  --input FILE.f64     particles as raw little-endian float64 (.f32: float32), x,y[,z] of each in turn\n"
     "  --generate KIND      N particles in the unit square/cube: uniform, or clustered (four tight clusters)\n"
     "  --n N, --seed S      how many particles to generate, and the generator's seed (default 1)\n"
     "  --dims 4x4 | 4x4x4   cells along x, y (and z); the number of parts sets the dimension\n"

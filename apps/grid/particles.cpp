@@ -6,12 +6,35 @@
 #include <utility>
 
 #include "grid/particles_csv.hpp"
+#include "support/raw_file.hpp"
 
 namespace dpt::app {
+namespace {
+
+// A raw .f32 or .f64 file's coordinates as doubles (exact for floats), particle after particle: x, y[, z].
+std::vector<double> read_coordinates(const std::string& path, int dimensions) {
+  const std::string records = "particles of " + std::to_string(dimensions) + " " +
+                              (ends_with(path, ".f32") ? "float32" : "float64") + " coordinates";
+  if (ends_with(path, ".f64")) return read_raw_file<double>(path, records, dimensions);
+  const std::vector<float> coordinates = read_raw_file<float>(path, records, dimensions);
+  return std::vector<double>(coordinates.begin(), coordinates.end());
+}
+
+}  // namespace
 
 particle_source load_particles(const grid_options& o) {
   particle_source source;
   const int dimensions = static_cast<int>(o.dims.size());
+  if (ends_with(o.input_path, ".f32") || ends_with(o.input_path, ".f64")) {
+    const std::vector<double> coordinates = read_coordinates(o.input_path, dimensions);
+    source.name = o.input_path;
+    const std::size_t n = coordinates.size() / dimensions;
+    for (int a = 0; a < dimensions; ++a) {
+      source.axis[a].resize(n);
+      for (std::size_t i = 0; i < n; ++i) source.axis[a][i] = coordinates[i * dimensions + a];
+    }
+    return source;
+  }
   if (!o.input_path.empty()) {
     auto table = read_particles_csv(o.input_path);
     if (table.dimensions != dimensions) {

@@ -18,12 +18,14 @@ namespace dpt::app {
 struct particle_source {
   std::string name;  // the file, or "--generate KIND"
   std::vector<double> axis[3];
-  std::vector<long long> lines;  // empty when generated
+  std::vector<long long> lines;  // each particle's line in a CSV file; empty for raw files and generated ones
   std::size_t size() const { return axis[0].size(); }
 };
 
-// The particles of --input (its header must match --dims) or --generate: N of them, seeded, uniform in the unit
-// square or cube, or clustered (four tight Gaussian clusters, clamped to it).
+// The particles of --input or --generate. A CSV file's header must match --dims; a raw .f32 or .f64 file holds
+// each particle's --dims coordinates one after another (x, y[, z], as numpy's tofile writes an n × d array), so its
+// size must be a whole number of particles. --generate makes N of them, seeded, uniform in the unit square or
+// cube, or clustered (four tight Gaussian clusters, clamped to it).
 particle_source load_particles(const grid_options& o);
 
 // The shortest decimal that reads back as x in T, for messages that must tell close numbers apart.
@@ -59,7 +61,7 @@ void require_representable(const particle_source& p, int dimensions) {
       if (!out_of_range<Real>(p.axis[a][i])) continue;
       const std::string what = std::string(1, "xyz"[a]) + ": " + shortest(p.axis[a][i]) +
                                " is out of range for --precision " + precision_name(Real());
-      if (p.lines.empty()) throw input_error(p.name + ": " + what);
+      if (p.lines.empty()) throw input_error(p.name + ": particle " + std::to_string(i) + ": " + what);
       throw file_error(p.name, p.lines[i], what);
     }
   }

@@ -40,7 +40,7 @@ using dpt::app::input_error;
 using dpt::app::input_values;
 
 const char* const usage =
-    "usage: dpt-scan [--n N --seed S | --input FILE] [--type i32|i64|f32|f64]\n"
+    "usage: dpt-scan [--n N --seed S | --input FILE[.i32|.i64|.f32|.f64]] [--type i32|i64|f32|f64]\n"
     "                [--impl thrust|lecture|shfl|blelloch|single-pass|cub|all] [--exclusive] [--check]\n"
     "                [--out FILE]\n"
     "\n"
@@ -56,8 +56,9 @@ const char* const usage =
     "\n"
     "  --n N          N seeded random values (default 1048576): integers in [-1000, 1000], floats in [-1, 1)\n"
     "  --seed S       the generator's seed (default 1)\n"
-    "  --input FILE   values from a text file, one per line (blank lines ignored)\n"
-    "  --type T       i32 (default), i64, f32 or f64\n"
+    "  --input FILE   values from a text file, one per line (blank lines ignored); a file named .i32, .i64,\n"
+    "                 .f32 or .f64 holds raw little-endian values of that type (numpy's tofile)\n"
+    "  --type T       i32 (default), i64, f32 or f64; a raw file's own type by default\n"
     "  --exclusive    exclusive scan (out[0] = 0) instead of inclusive\n"
     "  --check        compare every implementation with a sequential scan: integers exactly, floats within\n"
     "                 the bound gamma_(i+1) * sum |x_j| on element i; exit 1 on a mismatch\n"
@@ -91,6 +92,12 @@ options parse_options(const dpt::app::cli& args) {
   opt.n = args.get_int("n", 1 << 20, 0, std::int64_t{1} << 34);
   opt.seed = static_cast<std::uint64_t>(args.get_int("seed", 1, 0, std::numeric_limits<long long>::max()));
   opt.type = args.get_or("type", "i32");
+  // a raw file's values are of the type its name ends in
+  if (const auto raw = dpt::app::raw_value_type(opt.input)) {
+    if (args.has("type") && opt.type != *raw)
+      throw input_error("--type " + opt.type + " does not match " + opt.input + " (" + *raw + " values)");
+    opt.type = *raw;
+  }
   if (opt.type != "i32" && opt.type != "i64" && opt.type != "f32" && opt.type != "f64")
     throw input_error("--type must be i32, i64, f32 or f64 (got " + opt.type + ")");
   const auto impl = args.get_or("impl", "all");

@@ -1,9 +1,12 @@
-// dpt-scan's input: values of type T (i32, i64, f32, f64) read from a file, one per line, or generated from a seed.
-// A bad value is an input_error naming the file and line, e.g. "v.txt:3: '1e40' is out of the range of f32".
+// dpt-scan's input: values of type T (i32, i64, f32, f64) read from a text file, one per line, or a raw
+// little-endian file named for its type (.i32, .i64, .f32, .f64), or generated from a seed. A bad value is an
+// input_error naming the file and line, e.g. "v.txt:3: '1e40' is out of the range of f32", or the element of a raw
+// file: "v.f32: element 2 is not a finite f32 value (nan)".
 #pragma once
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <fstream>
 #include <limits>
 #include <random>
@@ -14,6 +17,7 @@
 
 #include "support/cli.hpp"
 #include "support/errors.hpp"
+#include "support/raw_file.hpp"
 
 namespace dpt::app {
 
@@ -23,15 +27,24 @@ const char* type_name() {
   return sizeof(T) == 4 ? "f32" : "f64";
 }
 
-// The values to scan, and for a file the line each came from (errors about element i name its line).
+// The type a raw file's name gives its values ("f32" for v.f32), or nullopt for a text file.
+inline std::optional<std::string> raw_value_type(const std::string& path) {
+  for (const char* type : {"i32", "i64", "f32", "f64"}) {
+    if (ends_with(path, std::string(".") + type)) return type;
+  }
+  return std::nullopt;
+}
+
+// The values to scan, and for a text file the line each came from (errors about element i name its line).
 template <class T>
 struct input_values {
   std::vector<T> values;
   std::string path;              // empty for generated values
-  std::vector<long long> lines;  // lines[i]: the line of values[i] (files only)
+  std::vector<long long> lines;  // lines[i]: the line of values[i] (text files only)
 
   input_error error_at(std::size_t i, const std::string& message) const {
-    return path.empty() ? input_error(message) : file_error(path, lines[i], message);
+    if (path.empty()) return input_error(message);
+    return lines.empty() ? input_error(path + ": " + message) : file_error(path, lines[i], message);
   }
 };
 
@@ -65,8 +78,28 @@ T parse_value(const std::string& token, const std::string& file, long long line)
   }
 }
 
+// A raw file's values; every float must be finite, as in a text file.
+template <class T>
+input_values<T> read_raw_values(const std::string& path) {
+  input_values<T> in{read_raw_file<T>(path, std::string(type_name<T>()) + " values"), path, {}};
+  if constexpr (std::is_floating_point_v<T>) {
+    for (std::size_t i = 0; i < in.values.size(); ++i) {
+      if (!std::isfinite(in.values[i])) {
+        throw in.error_at(i, "element " + std::to_string(i) + " is not a finite " + type_name<T>() + " value (" +
+                                 (std::isnan(in.values[i]) ? "nan"
+                                  : in.values[i] > 0       ? "inf"
+                                                           : "-inf") +
+                                 ")");
+      }
+    }
+  }
+  return in;
+}
+
+// A file's values: raw if its name says so (raw_value_type), else text.
 template <class T>
 input_values<T> read_values(const std::string& path) {
+  if (raw_value_type(path)) return read_raw_values<T>(path);
   std::ifstream file(path);
   if (!file) throw input_error(path + ": cannot open");
   input_values<T> in{{}, path, {}};

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # dpt-grid end to end: bad input exits 2 with one line naming the file and line and leaves no output file;
-# good input writes --cells-out and --neighbors-out exactly as worked out by hand.
+# good input, CSV or raw binary, writes --cells-out and --neighbors-out exactly as worked out by hand.
 #   usage: app_test.sh PATH/TO/dpt-grid PATH/TO/tests/grid/data
 set -uo pipefail
 app=$1
@@ -71,6 +71,42 @@ else
   fail "the worked example: exit status $?: $(cat "$work/stderr")"
 fi
 rm -f "$work"/cells.txt "$work"/neighbors.txt "$work"/grid.png
+
+# Raw particles, as numpy's tofile writes an n x d array: a CSV's coordinates, row after row, as little-endian
+# float64 ("d") or float32 ("f").
+to_raw() {
+  python3 - "$@" <<'PY'
+import struct, sys
+kind, csv, raw = sys.argv[1:]
+values = [float(v) for line in open(csv).read().splitlines()[1:] if line.strip() for v in line.split(',')]
+open(raw, 'wb').write(struct.pack('<%d%s' % (len(values), kind), *values))
+PY
+}
+to_raw d "$data/seven.csv" "$work/seven.f64"
+to_raw f "$data/seven.csv" "$work/seven.f32"
+for raw in seven.f64 seven.f32; do
+  if "$app" --input "$work/$raw" --dims 4x4 --domain 0,0:4,4 --radius 1 --solution all --check "${outputs[@]}" \
+    >"$work/stdout" 2>"$work/stderr"; then
+    cmp -s "$work/cells.txt" "$data/seven.cells.expected" || fail "$raw: --cells-out differs"
+    cmp -s "$work/neighbors.txt" "$data/seven.neighbors.expected" || fail "$raw: --neighbors-out differs"
+  else
+    fail "$raw: exit status $?: $(cat "$work/stderr")"
+  fi
+  rm -f "$work"/cells.txt "$work"/neighbors.txt "$work"/grid.png
+done
+to_raw d "$data/nan.csv" "$work/nan.f64"
+to_raw d "$work/beyond_float.csv" "$work/beyond_float.f64"
+head -c 24 "$work/seven.f64" >"$work/odd.f64"
+expect_bad "raw file of a bad size" "odd.f64: 24 bytes is not a whole number of particles of 2 float64 coordinates" \
+  --input "$work/odd.f64" --dims 4x4 --radius 0.1
+expect_bad "raw file of the wrong dimension" \
+  "seven.f32: 56 bytes is not a whole number of particles of 3 float32 coordinates (12 bytes each)" \
+  --input "$work/seven.f32" --dims 4x4x4 --radius 0.1
+expect_bad "NaN in a raw file" "nan.f64: particle 1 at (nan, 1) is not finite" \
+  --input "$work/nan.f64" --dims 4x4 --domain 0,0:4,4 --radius 1
+expect_bad "raw coordinate beyond float" \
+  "beyond_float.f64: particle 1: x: 1e+39 is out of range for --precision float" \
+  --input "$work/beyond_float.f64" --dims 2x2 --radius 0.1 --precision float
 
 # Clamping: the particle outside the domain joins the nearest cell (x = 3, y = 1: cell 7).
 if "$app" --input "$data/outside.csv" --dims 4x4 --domain 0,0:4,4 --clamp --cells-out "$work/cells.txt" \

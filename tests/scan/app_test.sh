@@ -47,6 +47,24 @@ rm -f "$work/flt_max_out.txt"
 "$app" --n 3000 --seed 5 --type f32 --check >"$work/stdout" 2>&1 || fail "generated f32: exit status $?"
 "$app" --n 3000 --seed 5 --exclusive --check >"$work/stdout" 2>&1 || fail "generated i32: exit status $?"
 
+# Raw little-endian files, typed by their names (numpy's tofile): the same values as ints.txt and floats.txt.
+raw() {  # raw FORMAT FILE VALUES...: the values in struct's little-endian FORMAT (i, q: integers; f, d: floats)
+  python3 - "$@" <<'PY'
+import struct, sys
+kind, path, values = sys.argv[1], sys.argv[2], sys.argv[3:]
+number = float if kind in 'fd' else int
+open(path, 'wb').write(struct.pack('<%d%s' % (len(values), kind), *map(number, values)))
+PY
+}
+raw i "$work/ints.i32" 3 1 -4 1 5
+raw q "$work/ints.i64" 3 1 -4 1 5
+raw f "$work/floats.f32" 0.5 0.25 -1 2
+raw d "$work/floats.f64" 0.5 0.25 -1 2
+expect_prefix "raw i32" "3 4 0 1 6" --input "$work/ints.i32" --check
+expect_prefix "raw i64, --type given" "0 3 4 0 1" --input "$work/ints.i64" --type i64 --exclusive --check
+expect_prefix "raw f32" "0.5 0.75 -0.25 1.75" --input "$work/floats.f32" --check
+expect_prefix "raw f64" "0.5 0.75 -0.25 1.75" --input "$work/floats.f64" --check
+
 # Bad input.
 printf '1\n2\noops\n' >"$work/bad_number.txt"
 expect_bad "malformed number" "bad_number.txt:3: 'oops' is not a number" --input "$work/bad_number.txt" --type f64
@@ -72,6 +90,15 @@ printf '1e-310\n1\n' >"$work/subnormal.txt"  # a subnormal double is a value lik
 expect_bad "missing file" "no-such.txt: cannot open" --input "$work/no-such.txt"
 mkdir "$work/folder"
 expect_bad "a folder" "folder: read error" --input "$work/folder"
+# raw files: a size that is not whole values, a --type the name contradicts, a NaN, an overflow by element
+head -c 7 "$work/ints.i32" >"$work/short.i32"
+expect_bad "raw file of a bad size" "short.i32: 7 bytes is not a whole number of i32 values (4 bytes each)" \
+  --input "$work/short.i32"
+expect_bad "raw file of another type" "--type f32 does not match" --input "$work/ints.i32" --type f32
+raw f "$work/nan.f32" 1 nan
+expect_bad "raw NaN" "nan.f32: element 1 is not a finite f32 value (nan)" --input "$work/nan.f32"
+raw i "$work/big.i32" 2147483647 0 1
+expect_bad "raw i32 overflow" "big.i32: the prefix sums overflow i32 at element 2" --input "$work/big.i32"
 # prefix sums that overflow, named by line (blank lines count), with and without --check
 printf '3e38\n3e38\n' >"$work/big.f32.txt"
 expect_bad "f32 overflow" "big.f32.txt:2: the prefix sums overflow f32 at element 1" --input "$work/big.f32.txt" \
