@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstring>
 #include <fstream>
+#include <ios>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -27,7 +28,12 @@ template <class T>
 std::vector<T> read_raw_file(const std::string& path, const std::string& records, std::size_t elements_per_record = 1) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw input_error(path + ": cannot open for reading");
-  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<char> bytes;
+  try {
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  } catch (const std::ios_base::failure&) {  // libstdc++'s filebuf throws where a read fails (a directory)
+    throw input_error(path + ": read error");
+  }
   if (in.bad()) throw input_error(path + ": read error");
   const std::size_t record_bytes = sizeof(T) * elements_per_record;
   if (bytes.size() % record_bytes != 0) {

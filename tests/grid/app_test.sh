@@ -102,6 +102,9 @@ expect_bad "raw file of a bad size" "odd.f64: 24 bytes is not a whole number of 
 expect_bad "raw file of the wrong dimension" \
   "seven.f32: 56 bytes is not a whole number of particles of 3 float32 coordinates (12 bytes each)" \
   --input "$work/seven.f32" --dims 4x4x4 --radius 0.1
+mkdir "$work/folder.f64" "$work/folder.csv"
+expect_bad "a folder named as a raw file" "folder.f64: read error" --input "$work/folder.f64" --dims 4x4 --radius 0.1
+expect_bad "a folder named as a CSV file" "folder.csv: read error" --input "$work/folder.csv" --dims 4x4 --radius 0.1
 expect_bad "NaN in a raw file" "nan.f64: particle 1 at (nan, 1) is not finite" \
   --input "$work/nan.f64" --dims 4x4 --domain 0,0:4,4 --radius 1
 expect_bad "raw coordinate beyond float" \

@@ -27,6 +27,8 @@ expect_counts() {
   rm -f "$work"/counts.txt "$work"/histogram.png
 }
 
+mkdir "$work/in_folder.f32"
+expect_bad "a folder named as a raw file" "in_folder.f32: read error" --input "$work/in_folder.f32" --bins 4
 printf 'abcde' >"$work/bad.f32"
 expect_bad "malformed number" "bad_number.txt:3: 'oops' is not a number" --input "$data/bad_number.txt" --bins 4
 expect_bad "binary file of a bad size" "bad.f32: 5 bytes is not a whole number of float32 values" \

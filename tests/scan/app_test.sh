@@ -90,6 +90,8 @@ printf '1e-310\n1\n' >"$work/subnormal.txt"  # a subnormal double is a value lik
 expect_bad "missing file" "no-such.txt: cannot open" --input "$work/no-such.txt"
 mkdir "$work/folder"
 expect_bad "a folder" "folder: read error" --input "$work/folder"
+mkdir "$work/folder.f32"
+expect_bad "a folder named as a raw file" "folder.f32: read error" --input "$work/folder.f32"
 # raw files: a size that is not whole values, a --type the name contradicts, a NaN, an overflow by element
 head -c 7 "$work/ints.i32" >"$work/short.i32"
 expect_bad "raw file of a bad size" "short.i32: 7 bytes is not a whole number of i32 values (4 bytes each)" \

@@ -1,11 +1,12 @@
 // The apps' shared support: output files that appear whole or not at all and write through links and devices,
-// the command-line parser's numbers and values, and run_app's exit codes.
+// the command-line parser's numbers and values, run_app's exit codes, and raw binary input files.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cerrno>
 #include <cfloat>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <fcntl.h>
@@ -24,6 +25,7 @@
 #include "support/error_of.hpp"
 #include "support/errors.hpp"
 #include "support/output_file.hpp"
+#include "support/raw_file.hpp"
 
 namespace {
 
@@ -313,4 +315,31 @@ TEST_CASE("cli: an option's value cannot be empty", "[app_support]" DPT_BACKEND_
   CHECK(args.get_or("x", "") == "x.mtx");
   CHECK(args.has("check"));
   CHECK(args.positionals() == std::vector<std::string>{"a.mtx"});
+}
+
+TEST_CASE("read_raw_file reads whole records and names the file for anything else", "[app_support]" DPT_BACKEND_TAG) {
+  scratch_directory dir;
+  const std::vector<double> values{0.5, -2, 1e300, 3, 4, 5};
+  {
+    std::ofstream out(dir / "six.f64", std::ios::binary);
+    out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * 8));
+  }
+  write_text(dir / "empty.f64", "");
+  SECTION("a file of whole records gives its elements, in order") {
+    CHECK(dpt::app::read_raw_file<double>(dir / "six.f64", "float64 values") == values);
+    CHECK(dpt::app::read_raw_file<double>(dir / "six.f64", "pairs", 2) == values);
+    CHECK(dpt::app::read_raw_file<double>(dir / "six.f64", "triples", 3) == values);
+    CHECK(dpt::app::read_raw_file<double>(dir / "empty.f64", "float64 values").empty());
+  }
+  SECTION("a part of a record left over is bad input, with the sizes") {
+    CHECK(error_of([&] { dpt::app::read_raw_file<double>(dir / "six.f64", "quadruples", 4); }) ==
+          dir / "six.f64: 48 bytes is not a whole number of quadruples (32 bytes each)");
+    CHECK(error_of([&] { dpt::app::read_raw_file<std::int64_t>(dir / "six.f64", "quintuples", 5); }) ==
+          dir / "six.f64: 48 bytes is not a whole number of quintuples (40 bytes each)");
+  }
+  SECTION("a file that cannot be opened or read is bad input") {
+    CHECK(error_of([&] { dpt::app::read_raw_file<float>(dir / "none.f32", "float32 values"); }) ==
+          dir / "none.f32: cannot open for reading");
+    CHECK(error_of([&] { dpt::app::read_raw_file<float>(dir.path, "float32 values"); }) == dir.path + ": read error");
+  }
 }
