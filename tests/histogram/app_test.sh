@@ -73,6 +73,16 @@ expect_counts "float32" "2 1 1" --input "$work/ok.f32" --bins 3
 expect_counts "generated, every method" "$(tr '\n' ' ' <"$work/zipf.txt" | sed 's/ $//')" \
   --generate zipf --n 5000 --seed 3 --bins 5 --method all
 rm -f "$work/zipf.txt"
+# --check: every method against the sequential count, one verdict each, on the edge cases and on float32
+expect_counts "values on edges, checked" "1 1 2 0 1 2 1 0 1 2" --input "$data/tenths.txt" --bins 10 --range 0:1 \
+  --method all --check
+methods=$([[ $build == cuda ]] && echo 6 || echo 5)
+[[ $(grep -c ' ok$' "$work/stdout") == "$methods" ]] &&
+  grep -q "^all $methods methods agree, and with the sequential count$" "$work/stdout" ||
+  fail "values on edges, checked: not one 'ok' per method and the agreement line: $(cat "$work/stdout")"
+expect_counts "float32, checked" "2 1 1" --input "$work/ok.f32" --bins 3 --check
+grep -q '^the counts agree with the sequential count$' "$work/stdout" ||
+  fail "float32, checked: no agreement line: $(cat "$work/stdout")"
 "$app" --help >/dev/null || fail "--help exits $?"
 
 # All outputs or none. An output path that is a folder is refused before anything is computed; an output that

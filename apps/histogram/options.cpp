@@ -1,0 +1,113 @@
+// dpt-histogram's options: the --help text and the parser, which checks each option and how they go together.
+#include "histogram/options.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include <dpt/config.hpp>
+#include "support/errors.hpp"
+
+namespace dpt::app {
+
+const char* const histogram_usage =
+    "usage: dpt-histogram [--input FILE | --generate normal|uniform|zipf --n N [--seed S]] --bins K\n"
+    "                     [--range LO:HI] [--method sort|upper-bound|reduce-by-key|atomic|privatized|cub|all]\n"
+    "                     [--check] [--out FILE] [--png FILE]\n"
+    "\n"
+    "Counts values in K equal-width bins exactly as numpy.histogram(a, bins=K, range=(LO, HI)) does: bins are\n"
+    "[edge i, edge i+1) with the last one closed, a value on an edge goes where NumPy puts it, and values\n"
+    "below LO, above HI or NaN are dropped and counted.\n"
+    "\n"
+    "  --input FILE       values, one number per line; raw little-endian binary when FILE ends in .f32\n"
+    "                     (float32), .f64 (float64) or .u8 (bytes, e.g. pixels)\n"
+    "  --generate KIND    N values: normal (mean 0, sd 1), uniform [0, 1) or zipf (ranks 1..1000, exponent 1.1)\n"
+    "  --n N, --seed S    how many values to generate, and the generator's seed (default 1)\n"
+    "  --bins K           the number of bins (1 or more)\n"
+    "  --range LO:HI      the bins' range (LO <= HI, both finite; LO = HI is widened to LO-0.5:HI+0.5, as\n"
+    "                     NumPy does); default: the data's min and max as NumPy takes them (0:1 for no data;\n"
+    "                     a single value v gives v-0.5:v+0.5; NaN or Inf in the data is then an error)\n"
+    "  --method M         sort (default: map, sort, find starts, sizes), upper-bound, reduce-by-key, atomic,\n"
+    "                     privatized, cub (CUDA builds only), or all of them; each is timed after a warm-up\n"
+    "                     run and all must give the same counts\n"
+    "  --check            also count sequentially, by binary search over NumPy's edges, and check every\n"
+    "                     method's counts and dropped values against that\n"
+    "  --out FILE         the counts, one per line, bin 0 first\n"
+    "  --png FILE         the histogram as a bar chart\n"
+    "\n"
+    "Prints the histogram as bars, the dropped values, and each method's time, values/s and GB/s (each value\n"
+    "read once and each count written once: the least any method must move). Exit status: 0 ok, 1 the methods\n"
+    "disagree (with each other or with --check), 2 bad input (one line naming the file and line; no output\n"
+    "file is left behind).\n";
+
+namespace {
+
+constexpr method_option method_options[] = {{histogram_method::sort, "sort"},
+                                            {histogram_method::upper_bound, "upper-bound"},
+                                            {histogram_method::reduce_by_key, "reduce-by-key"},
+                                            {histogram_method::atomic, "atomic"},
+                                            {histogram_method::privatized, "privatized"},
+                                            {histogram_method::cub, "cub"}};
+
+// --range LO:HI, both finite, LO <= HI.
+std::pair<double, double> parse_range(const std::string& range) {
+  const auto colon = range.find(':', 1);  // from 1: LO may start with a sign, never with ':'
+  if (colon == std::string::npos) throw input_error("--range must be LO:HI (got '" + range + "')");
+  const double lo = parse_double(range.substr(0, colon), "--range LO");
+  const double hi = parse_double(range.substr(colon + 1), "--range HI");
+  if (!std::isfinite(lo) || !std::isfinite(hi)) throw input_error("--range must be finite (got '" + range + "')");
+  if (hi < lo) throw input_error("--range needs LO <= HI (got '" + range + "')");
+  return {lo, hi};
+}
+
+// --method M: one method, or all that this build has.
+std::vector<method_option> parse_methods(const std::string& method) {
+  std::vector<method_option> methods;
+  for (const auto& m : method_options) {
+    if (method == m.name || (method == "all" && histogram_method_available(m.method))) methods.push_back(m);
+  }
+  if (methods.empty()) {
+    throw input_error("--method must be sort, upper-bound, reduce-by-key, atomic, privatized, cub or all (got '" +
+                      method + "')");
+  }
+  if (!histogram_method_available(methods.front().method)) {
+    throw input_error(std::string("--method cub needs a CUDA build of dpt (this one runs on ") + device_system_name() +
+                      ")");
+  }
+  return methods;
+}
+
+}  // namespace
+
+cli parse_histogram_command_line(int argc, char* argv[]) {
+  return cli(argc, argv, {"input", "generate", "n", "seed", "bins", "range", "method", "out", "png"},
+             {"check", "help"});
+}
+
+histogram_options parse_histogram_options(const cli& args) {
+  histogram_options o;
+  if (!args.positionals().empty()) throw input_error("unexpected argument '" + args.positionals()[0] + "'");
+  o.input_path = args.get_or("input", "");
+  o.generate = args.get_or("generate", "");
+  if (o.input_path.empty() == o.generate.empty()) throw input_error("give exactly one of --input and --generate");
+  if (!o.generate.empty()) {
+    if (o.generate != "normal" && o.generate != "uniform" && o.generate != "zipf") {
+      throw input_error("--generate must be normal, uniform or zipf (got '" + o.generate + "')");
+    }
+    if (!args.has("n")) throw input_error("--generate needs --n");
+    o.n = args.get_int("n", 0, 0, 2'000'000'000);
+    o.seed = static_cast<std::uint64_t>(args.get_int("seed", 1, 0, INT64_MAX));
+  } else if (args.has("n") || args.has("seed")) {
+    throw input_error("--n and --seed go with --generate");
+  }
+  if (!args.has("bins")) throw input_error("--bins is required");
+  o.bins = static_cast<int>(args.get_int("bins", 0, 1, 100'000'000));
+  if (const auto range = args.get("range")) o.range = parse_range(*range);
+  o.methods = parse_methods(args.get_or("method", "sort"));
+  o.check = args.has("check");
+  o.out_path = args.get_or("out", "");
+  o.png_path = args.get_or("png", "");
+  return o;
+}
+
+}  // namespace dpt::app
