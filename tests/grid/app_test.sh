@@ -72,6 +72,22 @@ else
 fi
 rm -f "$work"/cells.txt "$work"/neighbors.txt "$work"/grid.png
 
+# The worked example as a file written on Windows: CRLF line ends, a blank line after the header, spaces around the
+# numbers. The same cells; an error's line counts the blank line.
+sed -e 's/,/ , /' -e 's/$/\r/' -e '1a\
+\r' "$data/seven.csv" >"$work/seven_crlf.csv"
+if "$app" --input "$work/seven_crlf.csv" --dims 4x4 --domain 0,0:4,4 --radius 1 --check "${outputs[@]}" \
+  >"$work/stdout" 2>"$work/stderr"; then
+  cmp -s "$work/cells.txt" "$data/seven.cells.expected" || fail "CRLF lines: --cells-out differs"
+  cmp -s "$work/neighbors.txt" "$data/seven.neighbors.expected" || fail "CRLF lines: --neighbors-out differs"
+else
+  fail "CRLF lines: exit status $?: $(cat "$work/stderr")"
+fi
+rm -f "$work"/cells.txt "$work"/neighbors.txt "$work"/grid.png
+printf 'x,y\r\n\r\n1,1\r\n1, abc \r\n' >"$work/crlf_bad.csv"
+expect_bad "malformed number after CRLF lines" "crlf_bad.csv:4: y: 'abc' is not a number" \
+  --input "$work/crlf_bad.csv" --dims 4x4 --radius 0.1
+
 # Raw particles, as numpy's tofile writes an n x d array: a CSV's coordinates, row after row, as little-endian
 # float64 ("d") or float32 ("f").
 to_raw() {

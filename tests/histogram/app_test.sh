@@ -56,6 +56,12 @@ expect_counts "values on edges" "1 1 2 0 1 2 1 0 1 2" --input "$data/tenths.txt"
 grep -qF "dropped: 3 (below the range 1, above it 1, NaN 1)" "$work/stdout" || fail "values on edges: dropped line"
 expect_counts "values on edges, every method" "1 1 2 0 1 2 1 0 1 2" --input "$data/tenths.txt" --bins 10 --range 0:1 \
   --method all
+# a file written on Windows: CRLF line ends, a blank line, spaces around the numbers; an error's line counts the blank
+printf ' 0.5\r\n\r\n0.25 \r\n1\r\n' >"$work/crlf.txt"
+expect_counts "CRLF lines" "1 2" --input "$work/crlf.txt" --bins 2 --range 0:1
+printf '0.5\r\n\r\noops\r\n' >"$work/crlf_bad.txt"
+expect_bad "malformed number after CRLF lines" "crlf_bad.txt:3: 'oops' is not a number" --input "$work/crlf_bad.txt" \
+  --bins 4
 # np.histogram([3.0, 3.0], bins=4): NumPy widens an empty range to [2.5, 3.5]
 expect_counts "one distinct value" "0 0 2 0" --input "$data/constant.txt" --bins 4
 # np.histogram([3.0, 3.0], bins=2, range=(3, 3)): a given empty range is widened too, to [2.5, 3.5]

@@ -31,6 +31,8 @@ printf '3\n1\n\n-4\n1\n5\n' >"$work/ints.txt"
 expect_prefix "i32 inclusive" "3 4 0 1 6" --input "$work/ints.txt" --check
 expect_prefix "i32 exclusive" "0 3 4 0 1" --input "$work/ints.txt" --exclusive --check
 expect_prefix "i64 inclusive" "3 4 0 1 6" --input "$work/ints.txt" --type i64 --check
+printf '3\r\n 1 \r\n\r\n-4\r\n1\r\n5\r\n' >"$work/crlf.txt"  # written on Windows, spaces around the numbers
+expect_prefix "i32 from CRLF lines" "3 4 0 1 6" --input "$work/crlf.txt" --check
 printf '0.5\n0.25\n-1\n2\n' >"$work/floats.txt"
 expect_prefix "f64 inclusive" "0.5 0.75 -0.25 1.75" --input "$work/floats.txt" --type f64 --check
 expect_prefix "f64 exclusive" "0 0.5 0.75 -0.25" --input "$work/floats.txt" --type f64 --exclusive --check
@@ -69,6 +71,8 @@ expect_prefix "raw f64" "0.5 0.75 -0.25 1.75" --input "$work/floats.f64" --check
 printf '1\n2\noops\n' >"$work/bad_number.txt"
 expect_bad "malformed number" "bad_number.txt:3: 'oops' is not a number" --input "$work/bad_number.txt" --type f64
 expect_bad "malformed i32" "bad_number.txt:3: 'oops' is not a valid i32" --input "$work/bad_number.txt"
+printf '1\r\n\r\noops\r\n' >"$work/crlf_bad.txt"
+expect_bad "malformed i32 after CRLF lines" "crlf_bad.txt:3: 'oops' is not a valid i32" --input "$work/crlf_bad.txt"
 printf '1\n\n2147483648\n' >"$work/too_big.txt"
 expect_bad "i32 out of range" "too_big.txt:3: '2147483648' is not a valid i32" --input "$work/too_big.txt"
 printf '1 2\n' >"$work/two.txt"
