@@ -5,9 +5,20 @@
 #include <cstddef>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace dpt::test {
+
+// An element as text: numbers as numbers (a char as its code), anything else by its own operator<<.
+template <class T>
+void print_element(std::ostream& out, const T& x) {
+  if constexpr (std::is_arithmetic_v<T>) {
+    out << +x;
+  } else {
+    out << x;
+  }
+}
 
 // "equal", "size 5, expected 6", or "element 17: 4, expected 5".
 template <class T>
@@ -19,7 +30,10 @@ std::string first_difference(const std::vector<T>& got, const std::vector<T>& ex
   }
   for (std::size_t i = 0; i < got.size(); ++i) {
     if (!(got[i] == expected[i])) {
-      out << "element " << i << ": " << +got[i] << ", expected " << +expected[i];
+      out << "element " << i << ": ";
+      print_element(out, got[i]);
+      out << ", expected ";
+      print_element(out, expected[i]);
       return out.str();
     }
   }
