@@ -60,30 +60,30 @@ expect_bad "--domain bounds that are one float" "the bounds 1 and 1.00000001 of 
 expect_bad "radius beyond float" "--radius: 1e-50 is out of range for --precision float" \
   --input "$data/seven.csv" --dims 4x4 --domain 0,0:4,4 --radius 1e-50 --precision float
 
-# The worked example: seven particles in the lecture's 4×4 grid, radius 1.
-if "$app" --input "$data/seven.csv" --dims 4x4 --domain 0,0:4,4 --radius 1 --solution all --check \
-  "${outputs[@]}" >"$work/stdout" 2>"$work/stderr"; then
-  cmp -s "$work/cells.txt" "$data/seven.cells.expected" || fail "--cells-out differs: $(tr '\n' ' ' <"$work/cells.txt")"
-  cmp -s "$work/neighbors.txt" "$data/seven.neighbors.expected" ||
-    fail "--neighbors-out differs: $(tr '\n' ' ' <"$work/neighbors.txt")"
-  [[ $(head -c 4 "$work/grid.png" | tail -c 3) == PNG ]] || fail "--png is not a PNG"
-else
-  fail "the worked example: exit status $?: $(cat "$work/stderr")"
-fi
-rm -f "$work"/cells.txt "$work"/neighbors.txt "$work"/grid.png
+# expect_worked_example "what it is" FILE: the lecture's seven particles read from FILE, in its 4×4 grid with radius
+# 1 and every solution, checked, give the hand-worked --cells-out and --neighbors-out and a PNG
+expect_worked_example() {
+  local name=$1 input=$2
+  if "$app" --input "$input" --dims 4x4 --domain 0,0:4,4 --radius 1 --solution all --check "${outputs[@]}" \
+    >"$work/stdout" 2>"$work/stderr"; then
+    cmp -s "$work/cells.txt" "$data/seven.cells.expected" ||
+      fail "$name: --cells-out differs: $(tr '\n' ' ' <"$work/cells.txt")"
+    cmp -s "$work/neighbors.txt" "$data/seven.neighbors.expected" ||
+      fail "$name: --neighbors-out differs: $(tr '\n' ' ' <"$work/neighbors.txt")"
+    [[ $(head -c 4 "$work/grid.png" | tail -c 3) == PNG ]] || fail "$name: --png is not a PNG"
+  else
+    fail "$name: exit status $?: $(cat "$work/stderr")"
+  fi
+  rm -f "$work"/cells.txt "$work"/neighbors.txt "$work"/grid.png
+}
+
+expect_worked_example "the worked example" "$data/seven.csv"
 
 # The worked example as a file written on Windows: CRLF line ends, a blank line after the header, spaces around the
 # numbers. The same cells; an error's line counts the blank line.
 sed -e 's/,/ , /' -e 's/$/\r/' -e '1a\
 \r' "$data/seven.csv" >"$work/seven_crlf.csv"
-if "$app" --input "$work/seven_crlf.csv" --dims 4x4 --domain 0,0:4,4 --radius 1 --check "${outputs[@]}" \
-  >"$work/stdout" 2>"$work/stderr"; then
-  cmp -s "$work/cells.txt" "$data/seven.cells.expected" || fail "CRLF lines: --cells-out differs"
-  cmp -s "$work/neighbors.txt" "$data/seven.neighbors.expected" || fail "CRLF lines: --neighbors-out differs"
-else
-  fail "CRLF lines: exit status $?: $(cat "$work/stderr")"
-fi
-rm -f "$work"/cells.txt "$work"/neighbors.txt "$work"/grid.png
+expect_worked_example "CRLF lines" "$work/seven_crlf.csv"
 printf 'x,y\r\n\r\n1,1\r\n1, abc \r\n' >"$work/crlf_bad.csv"
 expect_bad "malformed number after CRLF lines" "crlf_bad.csv:4: y: 'abc' is not a number" \
   --input "$work/crlf_bad.csv" --dims 4x4 --radius 0.1
@@ -100,16 +100,8 @@ PY
 }
 to_raw d "$data/seven.csv" "$work/seven.f64"
 to_raw f "$data/seven.csv" "$work/seven.f32"
-for raw in seven.f64 seven.f32; do
-  if "$app" --input "$work/$raw" --dims 4x4 --domain 0,0:4,4 --radius 1 --solution all --check "${outputs[@]}" \
-    >"$work/stdout" 2>"$work/stderr"; then
-    cmp -s "$work/cells.txt" "$data/seven.cells.expected" || fail "$raw: --cells-out differs"
-    cmp -s "$work/neighbors.txt" "$data/seven.neighbors.expected" || fail "$raw: --neighbors-out differs"
-  else
-    fail "$raw: exit status $?: $(cat "$work/stderr")"
-  fi
-  rm -f "$work"/cells.txt "$work"/neighbors.txt "$work"/grid.png
-done
+expect_worked_example "raw float64" "$work/seven.f64"
+expect_worked_example "raw float32" "$work/seven.f32"
 to_raw d "$data/nan.csv" "$work/nan.f64"
 to_raw d "$work/beyond_float.csv" "$work/beyond_float.f64"
 head -c 24 "$work/seven.f64" >"$work/odd.f64"
