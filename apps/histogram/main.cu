@@ -118,8 +118,8 @@ void print_report(const histogram_options& o, std::size_t n, std::size_t value_b
                   const std::vector<method_run>& runs, const std::vector<std::string>& differences) {
   const histogram_counts& first = runs.front().result;
   dpt::app::print_histogram_bars(first.counts, lo, hi);
-  std::printf("\ndropped: %llu (below the range %llu, above it %llu, NaN %llu)\n\n",
-              first.below + first.above + first.nan, first.below, first.above, first.nan);
+  std::printf("\ndropped: %llu (below the range %llu, above it %llu, NaN %llu)\n\n", first.dropped(), first.below,
+              first.above, first.nan);
   std::printf("%-14s %12s %14s %10s%s\n", "method", "time (ms)", "values/s", "GB/s", o.check ? "   check" : "");
   const double bytes = static_cast<double>(n * value_bytes) + 8.0 * o.bins;
   for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -146,8 +146,7 @@ void write_outputs(const histogram_options& o, std::size_t n, double lo, double 
   }
   if (png_file) {
     char title[160];
-    std::snprintf(title, sizeof title, "%zu values, %d bins, %llu dropped", n, o.bins,
-                  counts.below + counts.above + counts.nan);
+    std::snprintf(title, sizeof title, "%zu values, %d bins, %llu dropped", n, o.bins, counts.dropped());
     dpt::app::write_histogram_png(png_file->stream(), {counts.counts, lo, hi, title});
   }
   if (out_file) out_file->commit();

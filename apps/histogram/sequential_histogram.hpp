@@ -23,6 +23,7 @@ namespace dpt::app {
 struct histogram_counts {
   std::vector<unsigned long long> counts;
   unsigned long long below = 0, above = 0, nan = 0;
+  unsigned long long dropped() const { return below + above + nan; }
   bool operator==(const histogram_counts& o) const {
     return counts == o.counts && below == o.below && above == o.above && nan == o.nan;
   }
