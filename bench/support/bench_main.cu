@@ -14,7 +14,12 @@
 #include <thrust/device_vector.h>
 #include <thrust/execution_policy.h>
 
-#if !DPT_BENCH_GPU
+#if DPT_BENCH_GPU
+#  include <exception>
+#  include <string>
+
+#  include <dpt/detail/cuda_check.hpp>
+#else
 #  include <thrust/for_each.h>
 #  include <thrust/iterator/counting_iterator.h>
 
@@ -155,10 +160,15 @@ int main(int argc, char** argv) {
   }
   argc = kept;
 #if DPT_BENCH_GPU
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::puts("skipped: no device");
-    return 77;
+  try {
+    const std::string why = dpt::detail::why_no_cuda_device();
+    if (!why.empty()) {
+      std::printf("skipped: no device (%s)\n", why.c_str());
+      return 77;
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
   }
   cudaDeviceProp properties{};
   DPT_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cuda_runtime_api.h>
+#include <string>
 #include <thrust/system/cuda/error.h>
 #include <thrust/system_error.h>
 
@@ -22,6 +23,19 @@ inline void cuda_check_launch(cudaStream_t stream, const char* kernel) {
 #else
   (void)stream;
 #endif
+}
+
+// Why this process cannot run CUDA work, or "" when it can. A machine without a GPU or without a driver (one
+// that compiles dpt's CUDA build but cannot run it) is a reason; any other failure to count the devices, say a
+// driver that does not match the runtime, is an error and throws.
+inline std::string why_no_cuda_device() {
+  int devices = 0;
+  const cudaError_t status = cudaGetDeviceCount(&devices);
+  if (status == cudaErrorNoDevice || status == cudaErrorInsufficientDriver || status == cudaErrorStubLibrary) {
+    return std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
+  }
+  cuda_check(status, "cudaGetDeviceCount");
+  return devices == 0 ? "no CUDA device" : "";
 }
 
 }  // namespace dpt::detail

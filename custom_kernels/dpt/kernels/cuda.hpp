@@ -137,7 +137,10 @@ class device_buffer {
   ~device_buffer() {
     if (!data_) return;
 #if defined(__CUDACC__)
-    cudaFreeAsync(data_, stream_);  // a failure here surfaces at the caller's next checked call
+    // Not checked: a destructor cannot throw, and it also runs while an error from this buffer's kernels unwinds
+    // the stack. An error that broke the context comes back from the caller's next checked call; any other stays
+    // in the last-error slot, which the next launch() reads (and reports under that kernel's name).
+    cudaFreeAsync(data_, stream_);
 #else
     std::free(data_);
 #endif
