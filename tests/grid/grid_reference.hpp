@@ -101,23 +101,28 @@ inline std::vector<std::vector<std::int64_t>> reference_lists(const std::vector<
   return lists;
 }
 
-// All pairs: for every particle, the others within distance ≤ radius, ascending. Distance as dpt::within_radius
+// The particles other than i within distance ≤ radius of particle i, ascending. Distance as dpt::within_radius
 // defines it: Σ (q_a − p_a)² ≤ radius², each operation in Real.
 template <int Dim, class Real>
-std::vector<std::vector<std::int64_t>> brute_force_neighbors(const host_particles<Dim, Real>& p, Real radius) {
-  const std::size_t n = p.size();
-  std::vector<std::vector<std::int64_t>> neighbors(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t j = 0; j < n; ++j) {
-      if (i == j) continue;
-      Real d2 = 0;
-      for (int a = 0; a < Dim; ++a) {
-        const Real d = p.axis[a][j] - p.axis[a][i];
-        d2 += d * d;
-      }
-      if (d2 <= radius * radius) neighbors[i].push_back(static_cast<std::int64_t>(j));
+std::vector<std::int64_t> brute_force_neighbors_of(const host_particles<Dim, Real>& p, std::size_t i, Real radius) {
+  std::vector<std::int64_t> neighbors;
+  for (std::size_t j = 0; j < p.size(); ++j) {
+    if (j == i) continue;
+    Real d2 = 0;
+    for (int a = 0; a < Dim; ++a) {
+      const Real d = p.axis[a][j] - p.axis[a][i];
+      d2 += d * d;
     }
+    if (d2 <= radius * radius) neighbors.push_back(static_cast<std::int64_t>(j));
   }
+  return neighbors;
+}
+
+// All pairs: for every particle, the others within distance ≤ radius, ascending.
+template <int Dim, class Real>
+std::vector<std::vector<std::int64_t>> brute_force_neighbors(const host_particles<Dim, Real>& p, Real radius) {
+  std::vector<std::vector<std::int64_t>> neighbors(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) neighbors[i] = brute_force_neighbors_of(p, i, radius);
   return neighbors;
 }
 

@@ -2,8 +2,10 @@
 // and as a sequential loop, in canonical form (every cell's list ascending).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <random>
 #include <thrust/device_vector.h>
 #include <vector>
 
@@ -20,15 +22,32 @@ struct cell_lists {
   std::vector<int> ids;
 };
 
+// The cell lists as the solution leaves them, in outputs that start out all −1; `canonical`: each list sorted.
 template <int Dim, class Real>
 cell_lists run_solution(grid_solution solution, const dpt::uniform_grid<Dim, Real>& grid,
                         const dpt::test::host_particles<Dim, Real>& p,
-                        dpt::out_of_domain outside = dpt::out_of_domain::error) {
+                        dpt::out_of_domain outside = dpt::out_of_domain::error, bool canonical = true) {
   const dpt::test::device_particles<Dim, Real> d(p);
   thrust::device_vector<std::int64_t> offsets(grid.cell_count() + 1, -1);
   thrust::device_vector<int> ids(p.size(), -1);
   dpt::bin_particles(thrust::device, solution, grid, d.positions(), d.size(), offsets.begin(), ids.begin(), outside);
-  dpt::sort_within_cells(thrust::device, offsets.begin(), grid.cell_count(), ids.begin(), ids.end());
+  if (canonical) dpt::sort_within_cells(thrust::device, offsets.begin(), grid.cell_count(), ids.begin(), ids.end());
+  return {dpt::test::to_std(offsets), dpt::test::to_std(ids)};
+}
+
+// The outputs of a solution that throws: still all −1 when nothing was written.
+template <int Dim, class Real>
+cell_lists outputs_after_error(grid_solution solution, const dpt::uniform_grid<Dim, Real>& grid,
+                               const dpt::test::host_particles<Dim, Real>& p, std::ptrdiff_t expected_particle) {
+  const dpt::test::device_particles<Dim, Real> d(p);
+  thrust::device_vector<std::int64_t> offsets(grid.cell_count() + 1, -1);
+  thrust::device_vector<int> ids(p.size(), -1);
+  try {
+    dpt::bin_particles(thrust::device, solution, grid, d.positions(), d.size(), offsets.begin(), ids.begin());
+    FAIL("no error");
+  } catch (const dpt::grid_position_error& e) {
+    CHECK(e.particle == expected_particle);
+  }
   return {dpt::test::to_std(offsets), dpt::test::to_std(ids)};
 }
 
@@ -112,12 +131,18 @@ TEST_CASE("the five solutions on bad and extreme input", "[grid][solutions][erro
     p.axis[which % 2][321] = which == 0   ? std::numeric_limits<double>::quiet_NaN()
                              : which == 1 ? std::numeric_limits<double>::infinity()
                                           : 1.5;
-    try {
-      run_solution(solution, grid, p);
-      FAIL("no error");
-    } catch (const dpt::grid_position_error& e) {
-      CHECK(e.particle == 321);
-    }
+    const auto untouched = outputs_after_error(solution, grid, p, 321);
+    CHECK(untouched.offsets == std::vector<std::int64_t>(17, -1));
+    CHECK(untouched.ids == std::vector<int>(1009, -1));
+  }
+  SECTION("a grid without cells or with an empty box is refused") {
+    const auto p = dpt::test::random_particles<2, double>(97, 3);
+    auto grid = dpt::test::unit_grid<2, double>({4, 4});
+    const bool no_cells = GENERATE(true, false);
+    if (no_cells) grid.cells[0] = 0;
+    if (!no_cells) grid.upper[1] = grid.lower[1];
+    CHECK_THROWS_WITH(run_solution(solution, grid, p), Catch::Contains(no_cells ? "every axis needs at least one cell"
+                                                                                : "must be finite with lower < upper"));
   }
   SECTION("clamping") {
     auto p = dpt::test::random_particles<2, double>(1009, 2);
@@ -146,5 +171,61 @@ TEST_CASE("the five solutions on bad and extreme input", "[grid][solutions][erro
     const auto result = run_solution(solution, grid, p);
     CHECK(result.offsets == expected.offsets);
     CHECK(result.ids == expected.ids);
+  }
+}
+
+TEST_CASE("bin_particles refuses a solution number that is not one of the five",
+          "[grid][solutions][errors]" DPT_BACKEND_TAG) {
+  const auto p = dpt::test::random_particles<2, double>(5, 1);
+  const auto grid = dpt::test::unit_grid<2, double>({2, 2});
+  CHECK_THROWS_WITH(run_solution(static_cast<grid_solution>(6), grid, p), Catch::Contains("no such solution"));
+  CHECK_THROWS_WITH(run_solution(static_cast<grid_solution>(0), grid, p), Catch::Contains("no such solution"));
+}
+
+TEST_CASE("the task-per-cell and sort solutions list every cell in ascending order without sorting",
+          "[grid][solutions]" DPT_BACKEND_TAG) {
+  const std::size_t n = GENERATE(0, 1, 1009, 65537);
+  const auto how = GENERATE(dpt::test::spread::uniform, dpt::test::spread::clustered);
+  CAPTURE(n, how == dpt::test::spread::uniform);
+  const auto grid = dpt::test::unit_grid<2, float>({7, 5});
+  const auto p = dpt::test::random_particles<2, float>(n, 17 + n, how);
+  const auto expected = reference_cell_lists(dpt::test::reference_cells(grid, p), grid.cell_count());
+  for (const auto solution : {grid_solution::task_per_cell, grid_solution::sort}) {
+    CAPTURE(dpt::name(solution));
+    const auto lists = run_solution(solution, grid, p, dpt::out_of_domain::error, false);
+    CHECK(lists.offsets == expected.offsets);
+    CHECK(lists.ids == expected.ids);
+  }
+}
+
+TEST_CASE("sort_within_cells sorts every cell's list and leaves the lists where they are",
+          "[grid][solutions]" DPT_BACKEND_TAG) {
+  SECTION("three lists, one of them empty") {
+    const std::vector<std::int64_t> offsets{0, 3, 3, 6};
+    thrust::device_vector<std::int64_t> d_offsets(offsets.begin(), offsets.end());
+    thrust::device_vector<int> ids(std::vector<int>{5, 0, 2, 4, 1, 3});
+    dpt::sort_within_cells(thrust::device, d_offsets.begin(), 3, ids.begin(), ids.end());
+    CHECK(dpt::test::to_std(ids) == std::vector<int>{0, 2, 5, 1, 3, 4});
+  }
+  SECTION("random lists of random lengths against std::sort on each") {
+    const std::int64_t cells = GENERATE(1, 2, 97, 4099);
+    const std::size_t n = GENERATE(0, 1, 1009, 100003);
+    CAPTURE(cells, n);
+    std::mt19937_64 rng(cells * 31 + n);
+    // n ids, a permutation of 0 … n − 1, cut at random places into `cells` lists
+    std::vector<int> ids(n);
+    for (std::size_t i = 0; i < n; ++i) ids[i] = static_cast<int>(i);
+    std::shuffle(ids.begin(), ids.end(), rng);
+    std::vector<std::int64_t> offsets(cells + 1, 0);
+    for (std::int64_t c = 1; c < cells; ++c) offsets[c] = n ? static_cast<std::int64_t>(rng() % (n + 1)) : 0;
+    offsets[cells] = static_cast<std::int64_t>(n);
+    std::sort(offsets.begin(), offsets.end());
+    std::vector<int> expected = ids;
+    for (std::int64_t c = 0; c < cells; ++c)
+      std::sort(expected.begin() + offsets[c], expected.begin() + offsets[c + 1]);
+    thrust::device_vector<std::int64_t> d_offsets(offsets.begin(), offsets.end());
+    thrust::device_vector<int> d_ids(ids.begin(), ids.end());
+    dpt::sort_within_cells(thrust::device, d_offsets.begin(), cells, d_ids.begin(), d_ids.end());
+    CHECK(dpt::test::to_std(d_ids) == expected);
   }
 }
