@@ -445,6 +445,67 @@ TEST_CASE("device scans reject bad arguments", "[simt][device_scan]") {
       std::invalid_argument);
   CHECK_NOTHROW(k::inclusive_scan(k::device_scan_algorithm::three_launch_lecture, static_cast<const int*>(nullptr),
                                   static_cast<int*>(nullptr), 0, k::sum{}));
+
+  SECTION("a null output for a non-empty scan, in scratch of its own or the caller's") {
+    const auto null_output = [&](auto scan) {
+      return message_of<std::invalid_argument>(scan) == "dpt::kernels: null pointer for a non-empty scan";
+    };
+    const auto algorithm = GENERATE(from_range(device_algorithms));
+    INFO(name(algorithm));
+    CHECK(null_output([&] { k::inclusive_scan(algorithm, &value, static_cast<int*>(nullptr), 1, k::sum{}); }));
+    CHECK(null_output([&] { k::exclusive_scan(algorithm, &value, static_cast<int*>(nullptr), 1, 0, k::sum{}); }));
+    poisoned_scratch scratch(1 << 16);
+    CHECK(null_output([&] {
+      k::inclusive_scan(scratch.data(), scratch.bytes, algorithm, &value, static_cast<int*>(nullptr), 1, k::sum{});
+    }));
+  }
+  SECTION("a negative element count in the size query, which reads nothing but n") {
+    std::size_t bytes = 12345;
+    CHECK(message_of<std::invalid_argument>([&] {
+            k::inclusive_scan(nullptr, bytes, k::device_scan_algorithm::single_pass, &value, &value, -1, k::sum{});
+          }) == "dpt::kernels: negative element count");
+    CHECK(message_of<std::invalid_argument>([&] {
+            k::exclusive_scan(nullptr, bytes, k::device_scan_algorithm::three_launch_lecture,
+                              static_cast<const int*>(nullptr), static_cast<int*>(nullptr), -1, 0, k::sum{});
+          }) == "dpt::kernels: negative element count");
+    CHECK(bytes == 12345);  // not answered
+  }
+  SECTION("an algorithm outside the enumeration, in every entry point") {
+    const auto unknown = static_cast<k::device_scan_algorithm>(4);
+    const auto is_unknown = [](auto scan) {
+      return message_of<std::invalid_argument>(scan) == "dpt::kernels: unknown device_scan_algorithm";
+    };
+    int out = 0;
+    std::size_t bytes = 0;
+    CHECK(is_unknown([&] { k::inclusive_scan(unknown, &value, &out, 1, k::sum{}); }));
+    CHECK(is_unknown([&] { k::exclusive_scan(unknown, &value, &out, 1, 0, k::sum{}); }));
+    CHECK(is_unknown([&] { k::inclusive_scan(nullptr, bytes, unknown, &value, &out, 1, k::sum{}); }));
+    CHECK(out == 0);
+  }
+}
+
+TEST_CASE("warp and block scans reject a negative count", "[simt][warp_scan][block_scan]") {
+  int value = 1;
+  CHECK(message_of<std::invalid_argument>([&] {
+          k::scan_each_warp<k::warp_scan_algorithm::shuffle>(&value, &value, -1, false, 0, k::sum{});
+        }) == "dpt::kernels::scan_each_warp: negative warp count");
+  CHECK(message_of<std::invalid_argument>([&] {
+          k::scan_each_warp<k::warp_scan_algorithm::shared_memory>(&value, &value, -1, true, 0, k::sum{});
+        }) == "dpt::kernels::scan_each_warp: negative warp count");
+  CHECK(message_of<std::invalid_argument>([&] {
+          k::scan_each_block<32, k::block_scan_algorithm::up_sweep_down_sweep>(&value, &value, nullptr, -1, false, 0,
+                                                                               k::sum{});
+        }) == "dpt::kernels::scan_each_block: negative block count");
+  CHECK(message_of<std::invalid_argument>([&] {
+          k::scan_each_block<64, k::block_scan_algorithm::warp_scans_shuffle>(&value, &value, &value, -3, true, 0,
+                                                                              k::sum{});
+        }) == "dpt::kernels::scan_each_block: negative block count");
+  CHECK(value == 1);
+  // no launch at all for none
+  CHECK_NOTHROW(k::scan_each_warp<k::warp_scan_algorithm::shuffle>(static_cast<const int*>(nullptr),
+                                                                   static_cast<int*>(nullptr), 0, false, 0, k::sum{}));
+  CHECK_NOTHROW(k::scan_each_block<32, k::block_scan_algorithm::warp_scans_shuffle>(
+      static_cast<const int*>(nullptr), static_cast<int*>(nullptr), nullptr, 0, false, 0, k::sum{}));
 }
 
 // ---- planted bugs ------------------------------------------------------------------------------------------------

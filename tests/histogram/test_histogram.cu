@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -252,18 +253,21 @@ TEST_CASE("histogram rejects bins and ranges NumPy rejects", "[histogram]" DPT_B
     dpt::histogram(thrust::device, values.begin(), values.end(), spec, counts.begin());
   };
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
-  CHECK_THROWS_AS(run(dpt::even_bins{0, 0.0, 1.0}), std::invalid_argument);
-  CHECK_THROWS_AS(run(dpt::even_bins{-3, 0.0, 1.0}), std::invalid_argument);
-  CHECK_THROWS_AS(run(dpt::even_bins{4, 2.0, 1.0}), std::invalid_argument);
-  CHECK_THROWS_AS(run(dpt::even_bins{4, 0.0, inf}), std::invalid_argument);
-  CHECK_THROWS_AS(run(dpt::even_bins{4, -inf, 0.0}), std::invalid_argument);
-  CHECK_THROWS_AS(run(dpt::even_bins{4, nan, 1.0}), std::invalid_argument);
+  // each with its own message: a bad range also fails the later edge check, whose message would mislead
+  using Catch::Contains;
+  CHECK_THROWS_WITH(run(dpt::even_bins{0, 0.0, 1.0}), Contains("the number of bins must be at least 1 (got 0)"));
+  CHECK_THROWS_WITH(run(dpt::even_bins{-3, 0.0, 1.0}), Contains("the number of bins must be at least 1 (got -3)"));
+  CHECK_THROWS_WITH(run(dpt::even_bins{INT_MAX - 2, 0.0, 1.0}), "histogram: too many bins");
+  CHECK_THROWS_WITH(run(dpt::even_bins{4, 2.0, 1.0}), Contains("the range needs lo <= hi"));
+  CHECK_THROWS_WITH(run(dpt::even_bins{4, 0.0, inf}), Contains("is not finite"));
+  CHECK_THROWS_WITH(run(dpt::even_bins{4, -inf, 0.0}), Contains("is not finite"));
+  CHECK_THROWS_WITH(run(dpt::even_bins{4, nan, 1.0}), Contains("is not finite"));
 
   SECTION("too many bins for a float range: its edges collapse (NumPy: 'Too many bins for data range')") {
     const thrust::device_vector<float> f(3, 1.0f);
-    CHECK_THROWS_AS(
+    CHECK_THROWS_WITH(
         dpt::histogram(thrust::device, f.begin(), f.end(), dpt::even_bins{1000, 1.0, 1.0 + 1e-6}, counts.begin()),
-        std::invalid_argument);
+        Contains("too many bins for the range"));
     // the same range is fine for double data
     CHECK_NOTHROW(run(dpt::even_bins{1000, 1.0, 1.0 + 1e-6}));
   }

@@ -88,7 +88,8 @@ TEST_CASE("scatter_reduce reproduces the worked example", "[scatter_reduce]" DPT
   const std::vector<int> out{10, 20, 30, 40}, in{1, 2, 3, 4, 5}, idx{3, 0, 3, 3, 1};
   CHECK(run_scatter_reduce(out, in, idx, reduction::sum) == std::vector<int>{12, 25, 30, 48});
   CHECK(run_scatter_reduce(out, in, idx, reduction::min) == std::vector<int>{2, 5, 30, 1});
-  CHECK(run_scatter_reduce(out, in, idx, reduction::max) == std::vector<int>{10, 20, 30, 40});
+  // the header's out is above every value, so max needs an out of its own: slots 0 and 3 rise, 1 and 2 stay
+  CHECK(run_scatter_reduce(std::vector<int>{1, 20, 30, 3}, in, idx, reduction::max) == std::vector<int>{2, 20, 30, 4});
 }
 
 TEST_CASE("scatter_reduce matches the sequential loop and the atomic version", "[scatter_reduce]" DPT_BACKEND_TAG) {
@@ -115,6 +116,49 @@ TEST_CASE("scatter_reduce matches the sequential loop and the atomic version", "
     }
     CHECK(run_scatter_reduce(out, in, idx, r) == reference_scatter_reduce(out, in, idx, r));
   }
+}
+
+// Values are converted to out's value type before they are combined: int values whose sums overflow int32 are
+// summed exactly in 64-bit integers and doubles, and float values into an int output are truncated one by one.
+TEMPLATE_TEST_CASE("scatter_reduce converts values to the output's type before combining them",
+                   "[scatter_reduce]" DPT_BACKEND_TAG, std::int64_t, double) {
+  const std::size_t n = GENERATE(1009u, 100003u);
+  const int destinations = GENERATE(1, 7);
+  INFO("n " << n << ", destinations " << destinations);
+  const auto in = dpt::test::random_values<int>(n, 12 + n, 1 << 30, std::numeric_limits<int>::max());
+  const auto idx = dpt::test::random_values<int>(n, 13 + n, 0, destinations - 1);
+  const auto start = dpt::test::random_values<int>(destinations, 14, -1000, 1000);
+  const std::vector<TestType> out(start.begin(), start.end());
+  std::vector<TestType> expected = out;  // the definition, in TestType: whole sums below 2^53, exact in a double
+  for (std::size_t i = 0; i < n; ++i) expected[idx[i]] += static_cast<TestType>(in[i]);
+  CHECK(*std::max_element(expected.begin(), expected.end()) > std::numeric_limits<int>::max());
+
+  const thrust::device_vector<int> d_in(in.begin(), in.end());
+  const thrust::device_vector<int> d_idx(idx.begin(), idx.end());
+  thrust::device_vector<TestType> d_out(out.begin(), out.end());
+  dpt::scatter_reduce(thrust::device, d_in.begin(), d_in.end(), d_idx.begin(), d_out.begin(), d_out.end(),
+                      ::cuda::std::plus<>{});
+  const thrust::host_vector<TestType> got = d_out;
+  CHECK(std::vector<TestType>(got.begin(), got.end()) == expected);
+}
+
+TEST_CASE("scatter_reduce truncates float values into an int output before summing them",
+          "[scatter_reduce]" DPT_BACKEND_TAG) {
+  // int(0.75) = 0 four times into slot 1 (summed as floats first: 3) and int(1.5) + int(-2.5) = 1 - 2 into
+  // slot 0 (summed as floats first: -1 as well); slot 2 gets nothing
+  const std::vector<float> in{0.75f, 1.5f, 0.75f, 0.75f, -2.5f, 0.75f};
+  const std::vector<int> idx{1, 0, 1, 1, 0, 1}, out{10, 20, 30};
+  std::vector<int> expected = out;
+  for (std::size_t i = 0; i < in.size(); ++i) expected[idx[i]] += static_cast<int>(in[i]);
+  REQUIRE(expected == std::vector<int>{9, 20, 30});
+
+  const thrust::device_vector<float> d_in(in.begin(), in.end());
+  const thrust::device_vector<int> d_idx(idx.begin(), idx.end());
+  thrust::device_vector<int> d_out(out.begin(), out.end());
+  dpt::scatter_reduce(thrust::device, d_in.begin(), d_in.end(), d_idx.begin(), d_out.begin(), d_out.end(),
+                      ::cuda::std::plus<>{});
+  const thrust::host_vector<int> got = d_out;
+  CHECK(std::vector<int>(got.begin(), got.end()) == expected);
 }
 
 TEST_CASE("scatter_reduce rejects an index outside the output", "[scatter_reduce]" DPT_BACKEND_TAG) {

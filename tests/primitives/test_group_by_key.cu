@@ -1,6 +1,8 @@
 // dpt::group_by_key against a std::map of vectors.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <thrust/device_vector.h>
@@ -13,17 +15,19 @@
 namespace {
 
 // Host reference: an ordered map from key to the values in input order.
-std::map<int, std::vector<int>> reference_groups(const std::vector<int>& keys, const std::vector<int>& values) {
-  std::map<int, std::vector<int>> groups;
+template <class Key>
+std::map<Key, std::vector<int>> reference_groups(const std::vector<Key>& keys, const std::vector<int>& values) {
+  std::map<Key, std::vector<int>> groups;
   for (std::size_t i = 0; i < keys.size(); ++i) groups[keys[i]].push_back(values[i]);
   return groups;
 }
 
-std::map<int, std::vector<int>> run_group_by_key(const std::vector<int>& keys, const std::vector<int>& values) {
+template <class Key>
+std::map<Key, std::vector<int>> run_group_by_key(const std::vector<Key>& keys, const std::vector<int>& values) {
   const std::size_t n = keys.size();
-  const thrust::device_vector<int> d_keys(keys.begin(), keys.end());
+  const thrust::device_vector<Key> d_keys(keys.begin(), keys.end());
   const thrust::device_vector<int> d_values(values.begin(), values.end());
-  thrust::device_vector<int> d_keys_out(n);
+  thrust::device_vector<Key> d_keys_out(n);
   thrust::device_vector<long long> d_offsets(n + 1);
   thrust::device_vector<int> d_values_out(n);
   const auto ends = dpt::group_by_key(thrust::device, d_keys.begin(), d_keys.end(), d_values.begin(),
@@ -31,12 +35,12 @@ std::map<int, std::vector<int>> run_group_by_key(const std::vector<int>& keys, c
   const auto groups = ends.keys_end - d_keys_out.begin();
   REQUIRE(ends.offsets_end - d_offsets.begin() == groups + 1);
 
-  const thrust::host_vector<int> k(d_keys_out.begin(), ends.keys_end);
+  const thrust::host_vector<Key> k(d_keys_out.begin(), ends.keys_end);
   const thrust::host_vector<long long> offsets(d_offsets.begin(), ends.offsets_end);
   const thrust::host_vector<int> v = d_values_out;
   REQUIRE(offsets.front() == 0);
   REQUIRE(offsets.back() == static_cast<long long>(n));
-  std::map<int, std::vector<int>> result;
+  std::map<Key, std::vector<int>> result;
   for (long long g = 0; g < groups; ++g) {
     REQUIRE(offsets[g] < offsets[g + 1]);  // no empty groups
     if (g > 0) REQUIRE(k[g - 1] < k[g]);   // ascending keys, each once
@@ -90,4 +94,28 @@ TEST_CASE("group_by_key gives every element its own group when keys are distinct
   const auto groups = run_group_by_key(keys, values);
   CHECK(groups.size() == 1009);
   CHECK(groups == reference_groups(keys, values));
+}
+
+// Only int keys are re-encoded for CCCL's CPU sorts (dpt/detail/sortable_key.hpp); the other signed keys go to
+// the sort as they are, and must come out in order too. Keys from [-spread, spread] (scaled past 32 bits for
+// 64-bit keys) and the type's two extremes.
+TEMPLATE_TEST_CASE("group_by_key orders negative keys of other signed types",
+                   "[primitives][group_by_key]" DPT_BACKEND_TAG, std::int64_t, short, signed char) {
+  const long long max = std::numeric_limits<TestType>::max();
+  const long long scale = sizeof(TestType) == 8 ? (1LL << 40) + 1 : 1;
+  const std::size_t n = GENERATE(0u, 1u, 1009u, 100003u);
+  const long long spread = GENERATE_COPY(7LL, std::min(max, 100000LL));
+  CAPTURE(n, spread);
+  const auto drawn = dpt::test::random_values<long long>(n, 47 + n + spread, -spread, spread);
+  std::vector<TestType> keys(n);
+  for (std::size_t i = 0; i < n; ++i) keys[i] = static_cast<TestType>(drawn[i] * scale);
+  if (n > 2) {
+    keys[n / 2] = std::numeric_limits<TestType>::min();
+    keys[n - 1] = std::numeric_limits<TestType>::max();
+  }
+  std::vector<int> values(n);
+  for (std::size_t i = 0; i < n; ++i) values[i] = static_cast<int>(i);  // input order, to check stability
+  const auto expected = reference_groups(keys, values);
+  if (n > 2) REQUIRE(expected.begin()->first < 0);
+  CHECK(run_group_by_key(keys, values) == expected);
 }
