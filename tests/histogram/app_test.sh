@@ -56,6 +56,13 @@ expect_counts "values on edges" "1 1 2 0 1 2 1 0 1 2" --input "$data/tenths.txt"
 grep -qF "dropped: 3 (below the range 1, above it 1, NaN 1)" "$work/stdout" || fail "values on edges: dropped line"
 expect_counts "values on edges, every method" "1 1 2 0 1 2 1 0 1 2" --input "$data/tenths.txt" --bins 10 --range 0:1 \
   --method all
+# no values: NumPy's np.histogram([], 4) counts nothing in the bins of [0, 1] (or of the range given)
+: >"$work/empty.txt"
+expect_counts "an empty file" "0 0 0 0" --input "$work/empty.txt" --bins 4 --method all --check
+grep -qF "0 values" "$work/stdout" || fail "an empty file: no '0 values' in the report"
+expect_counts "an empty file with a range" "0 0 0" --input "$work/empty.txt" --bins 3 --range 2:5 --check
+: >"$work/empty.f32"
+expect_counts "an empty raw file" "0 0" --input "$work/empty.f32" --bins 2 --check
 # a file written on Windows: CRLF line ends, a blank line, spaces around the numbers; an error's line counts the blank
 printf ' 0.5\r\n\r\n0.25 \r\n1\r\n' >"$work/crlf.txt"
 expect_counts "CRLF lines" "1 2" --input "$work/crlf.txt" --bins 2 --range 0:1

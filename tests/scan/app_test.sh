@@ -20,6 +20,7 @@ expect_prefix() {
     fail "$name: exit status $status: $(cat "$work/stderr")"
     return
   fi
+  [[ -f $work/prefix.txt ]] || { fail "$name: --out was not written"; return; }
   local got
   got=$(tr '\n' ' ' <"$work/prefix.txt" | sed 's/ $//')
   [[ $got == "$expected" ]] || fail "$name: --out holds '$got', expected '$expected'"
@@ -45,6 +46,13 @@ expect_prefix "f32 FLT_MAX" "3.40282347e+38 0" --input "$work/flt_max.txt" --typ
 expect_prefix "f32 FLT_MAX read back" "3.40282347e+38 3.40282347e+38" --input "$work/flt_max_out.txt" --type f32 \
   --check
 rm -f "$work/flt_max_out.txt"
+# no values: an empty file, one of blank lines only, an empty raw file; every implementation, an empty --out
+: >"$work/empty.txt"
+expect_prefix "an empty file" "" --input "$work/empty.txt" --check
+printf '\n\r\n\n' >"$work/blank.txt"
+expect_prefix "blank lines only" "" --input "$work/blank.txt" --exclusive --check
+: >"$work/empty.f64"
+expect_prefix "an empty raw file" "" --input "$work/empty.f64" --check
 # generated values: every implementation agrees with the sequential scan
 "$app" --n 3000 --seed 5 --type f32 --check >"$work/stdout" 2>&1 || fail "generated f32: exit status $?"
 "$app" --n 3000 --seed 5 --exclusive --check >"$work/stdout" 2>&1 || fail "generated i32: exit status $?"
