@@ -4,11 +4,11 @@
 //   inclusive_scan(+)     → [3, 11, 15, 21, 24, 33, 35, 43]
 //   exclusive_scan(+, 0)  → [0, 3, 11, 15, 21, 24, 33, 35]
 //
-// Thrust's OpenMP scan runs on one core (CCCL 3.0.1) and its TBB scan reaches about a fifth of copy
-// bandwidth on a two-core machine. For policies of those two systems dpt runs the lecture's two-processor
-// recipe instead (dpt/detail/slice_scan.hpp) — each core sums a slice, the sums become bases, and each core
-// scans its slice from its base — over cache-sized slices, so that memory sees one read and one write per
-// element, as in a copy. Any associative operator works; it need not be commutative. Sums of 4- and 8-byte
+// Thrust's OpenMP scan runs on one core (CCCL 3.0.1) and its TBB scan reached between a fifth and 0.7 of copy
+// bandwidth on two-core machines (docs/benchmarks.md). For policies of those two systems dpt runs the lecture's
+// two-processor recipe instead (dpt/detail/slice_scan.hpp) — each core sums a slice, the sums become bases, and
+// each core scans its slice from its base — over cache-sized slices, so that memory sees one read and one write
+// per element, as in a copy. Any associative operator works; it need not be commutative. Sums of 4- and 8-byte
 // integers walk their slices a vector at a time on CPUs with AVX-512 (dpt/detail/scan_avx512.hpp).
 // On CUDA and CPP the calls forward to thrust::inclusive_scan / thrust::exclusive_scan.
 #pragma once

@@ -14,7 +14,7 @@
 // one where the row ends: the slice [begin, end) with begin < row_offsets[r + 1] ≤ end; the first slice also
 // writes the empty rows at offset 0. Thrust's reduce_by_key runs serially on OpenMP (CCCL 3.0.1), after a
 // serial scan of head flags, and the row ids it needs cost two more passes: on the machine of
-// docs/benchmarks.md that composition ran 5–18× (OpenMP) and 2–5× (TBB) slower than this path at 8–50 M
+// docs/benchmarks.md that composition ran 6–21× (OpenMP) and 1.6–5× (TBB) slower than this path at 8–50 M
 // non-zeros.
 #pragma once
 
