@@ -37,20 +37,21 @@ std::vector<T> reference_scatter_reduce(std::vector<T> out, const std::vector<T>
   return out;
 }
 
-template <class T>
-std::vector<T> run_scatter_reduce(std::vector<T> out, const std::vector<T>& in, const std::vector<int>& idx,
-                                  reduction r) {
-  const thrust::device_vector<T> d_in(in.begin(), in.end());
+// dpt::scatter_reduce on the device; the values may be of another type than out's.
+template <class Out, class In>
+std::vector<Out> run_scatter_reduce(std::vector<Out> out, const std::vector<In>& in, const std::vector<int>& idx,
+                                    reduction r) {
+  const thrust::device_vector<In> d_in(in.begin(), in.end());
   const thrust::device_vector<int> d_idx(idx.begin(), idx.end());
-  thrust::device_vector<T> d_out(out.begin(), out.end());
+  thrust::device_vector<Out> d_out(out.begin(), out.end());
   const auto call = [&](auto op) {
     dpt::scatter_reduce(thrust::device, d_in.begin(), d_in.end(), d_idx.begin(), d_out.begin(), d_out.end(), op);
   };
   if (r == reduction::sum) call(::cuda::std::plus<>{});
   if (r == reduction::min) call(::cuda::minimum<>{});
   if (r == reduction::max) call(::cuda::maximum<>{});
-  const thrust::host_vector<T> h = d_out;
-  return std::vector<T>(h.begin(), h.end());
+  const thrust::host_vector<Out> h = d_out;
+  return std::vector<Out>(h.begin(), h.end());
 }
 
 // The rival: every element updates its destination with one atomic read-modify-write.
@@ -132,14 +133,7 @@ TEMPLATE_TEST_CASE("scatter_reduce converts values to the output's type before c
   std::vector<TestType> expected = out;  // the definition, in TestType: whole sums below 2^53, exact in a double
   for (std::size_t i = 0; i < n; ++i) expected[idx[i]] += static_cast<TestType>(in[i]);
   CHECK(*std::max_element(expected.begin(), expected.end()) > std::numeric_limits<int>::max());
-
-  const thrust::device_vector<int> d_in(in.begin(), in.end());
-  const thrust::device_vector<int> d_idx(idx.begin(), idx.end());
-  thrust::device_vector<TestType> d_out(out.begin(), out.end());
-  dpt::scatter_reduce(thrust::device, d_in.begin(), d_in.end(), d_idx.begin(), d_out.begin(), d_out.end(),
-                      ::cuda::std::plus<>{});
-  const thrust::host_vector<TestType> got = d_out;
-  CHECK(std::vector<TestType>(got.begin(), got.end()) == expected);
+  CHECK(run_scatter_reduce(out, in, idx, reduction::sum) == expected);
 }
 
 TEST_CASE("scatter_reduce truncates float values into an int output before summing them",
@@ -151,14 +145,7 @@ TEST_CASE("scatter_reduce truncates float values into an int output before summi
   std::vector<int> expected = out;
   for (std::size_t i = 0; i < in.size(); ++i) expected[idx[i]] += static_cast<int>(in[i]);
   REQUIRE(expected == std::vector<int>{9, 20, 30});
-
-  const thrust::device_vector<float> d_in(in.begin(), in.end());
-  const thrust::device_vector<int> d_idx(idx.begin(), idx.end());
-  thrust::device_vector<int> d_out(out.begin(), out.end());
-  dpt::scatter_reduce(thrust::device, d_in.begin(), d_in.end(), d_idx.begin(), d_out.begin(), d_out.end(),
-                      ::cuda::std::plus<>{});
-  const thrust::host_vector<int> got = d_out;
-  CHECK(std::vector<int>(got.begin(), got.end()) == expected);
+  CHECK(run_scatter_reduce(out, in, idx, reduction::sum) == expected);
 }
 
 TEST_CASE("scatter_reduce rejects an index outside the output", "[scatter_reduce]" DPT_BACKEND_TAG) {
