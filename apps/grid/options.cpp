@@ -25,7 +25,7 @@ const char* const grid_usage =
     "  --domain LO:HI       the grid's box, e.g. 0,0:1,1 (default: the input's bounding box; generated: the\n"
     "                       unit box); a particle outside it is an error unless --clamp\n"
     "  --clamp              put particles outside the domain into the nearest cell instead\n"
-    "  --radius R           count, for every particle, the others within distance <= R (R <= cell size)\n"
+    "  --radius R           count, for every particle, the others within distance <= R (0 < R <= cell size)\n"
     "  --solution S         also run solution S of the lecture (1 global lock, 2 lock per cell, 3 task per\n"
     "                       cell, 4 partial grids + merge, 5 sort) or all of them; each is timed and compared\n"
     "                       with solution 5 (default: 5)\n"
