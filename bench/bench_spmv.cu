@@ -27,9 +27,7 @@
 
 #include <dpt/spmv.hpp>
 
-#if defined(DPT_BENCH_HAVE_MATRIX_MARKET)
-#  include "support/matrix_market.hpp"
-#endif
+#include "support/matrix_market.hpp"
 #if DPT_BENCH_GPU
 #  include <cusparse.h>
 #  include <dpt/kernels/spmv.hpp>
@@ -96,7 +94,6 @@ host_csr power_law(std::int64_t target_nnz) {
   return a;
 }
 
-#if defined(DPT_BENCH_HAVE_MATRIX_MARKET)
 // A Matrix Market file as CSR, with the implied mirror entries of symmetric files made explicit.
 host_csr from_file(const std::string& path) {
   const auto coo = dpt::mtx::read_matrix(path);
@@ -117,7 +114,6 @@ host_csr from_file(const std::string& path) {
   }
   return a;
 }
-#endif
 
 std::string millions(std::int64_t nnz) {
   return std::to_string((nnz + 500000) / 1000000) + "M";
@@ -319,7 +315,6 @@ void register_matrix(const std::string& name) {
 
 void register_benchmarks() {
   std::vector<std::string> names;
-#if defined(DPT_BENCH_HAVE_MATRIX_MARKET)
   std::vector<std::filesystem::path> files;
   // $DPT_MATRIX_DIR where set (scripts/gpu-check sets it: a build unpacked on another machine names a source tree
   // that is not there), else data/matrices of the tree this was built from
@@ -342,7 +337,6 @@ void register_benchmarks() {
       report(state, seconds, double(entries), double(file_bytes));
     });
   }
-#endif
   std::vector<std::int64_t> targets{std::int64_t{1} << 20};
   if (run_options().max_log2 >= 26) targets = {std::int64_t{1} << 20, std::int64_t{1} << 23, 50'000'000};
   for (const auto target : targets) {
