@@ -24,9 +24,7 @@
 
 #if DPT_BENCH_GPU
 #  include <cub/device/device_scan.cuh>
-#  if defined(DPT_BENCH_HAVE_CUSTOM_KERNELS)
-#    include <dpt/kernels/device_scan.hpp>
-#  endif
+#  include <dpt/kernels/device_scan.hpp>
 #endif
 
 namespace dpt::bench {
@@ -175,7 +173,7 @@ void register_segmented_and_compact(std::int64_t n) {
   });
 }
 
-#if DPT_BENCH_GPU && defined(DPT_BENCH_HAVE_CUSTOM_KERNELS)
+#if DPT_BENCH_GPU
 // One of the hand-written device scans, in the default tile or the one named, in caller-owned scratch (a null
 // scratch asks for its size), as cub::DeviceScan is timed.
 using kernel_scan = void (*)(void* scratch, std::size_t& scratch_bytes, const int*, int*, std::int64_t);
@@ -237,7 +235,6 @@ void register_benchmarks() {
         DPT_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp_storage, temp_bytes, in, out, n));
       });
     });
-#  if defined(DPT_BENCH_HAVE_CUSTOM_KERNELS)
     using dpt::kernels::device_scan_algorithm;
     const std::pair<const char*, kernel_scan> kernels[] = {
         {"scan/kernels_three_launch_lecture", &scan_with_kernels<device_scan_algorithm::three_launch_lecture>},
@@ -259,7 +256,6 @@ void register_benchmarks() {
         check_then_measure_scan(state, input, output, [&] { scan(d_scratch, scratch_bytes, in, out, n); });
       });
     }
-#  endif
 #endif
   }
 }
