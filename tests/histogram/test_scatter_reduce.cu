@@ -83,6 +83,24 @@ std::vector<T> run_atomic_scatter_reduce(std::vector<T> out, const std::vector<T
   return std::vector<T>(h.begin(), h.end());
 }
 
+// n ones scattered into a 4-element output with index 1, but `bad` at position `at`: scatter_reduce must throw
+// std::out_of_range and write nothing.
+template <class Index>
+void check_index_rejected(std::size_t n, std::size_t at, Index bad) {
+  CAPTURE(bad);
+  const std::vector<int> out{1, 2, 3, 4};
+  const thrust::device_vector<int> in(n, 1);
+  std::vector<Index> idx(n, 1);
+  idx[at] = bad;
+  const thrust::device_vector<Index> d_idx(idx.begin(), idx.end());
+  thrust::device_vector<int> d_out(out.begin(), out.end());
+  CHECK_THROWS_AS(dpt::scatter_reduce(thrust::device, in.begin(), in.end(), d_idx.begin(), d_out.begin(), d_out.end(),
+                                      ::cuda::std::plus<>{}),
+                  std::out_of_range);
+  const thrust::host_vector<int> after = d_out;
+  CHECK(std::vector<int>(after.begin(), after.end()) == out);  // nothing written
+}
+
 }  // namespace
 
 TEST_CASE("scatter_reduce reproduces the worked example", "[scatter_reduce]" DPT_BACKEND_TAG) {
@@ -149,34 +167,11 @@ TEST_CASE("scatter_reduce truncates float values into an int output before summi
 }
 
 TEST_CASE("scatter_reduce rejects an index outside the output", "[scatter_reduce]" DPT_BACKEND_TAG) {
-  const std::vector<int> out{1, 2, 3, 4};
-  const thrust::device_vector<int> in(1009, 1);
-  const int bad = GENERATE(-1, 4, 1000000);
-  std::vector<int> idx(1009, 2);
-  idx[517] = bad;
-  const thrust::device_vector<int> d_idx(idx.begin(), idx.end());
-  thrust::device_vector<int> d_out(out.begin(), out.end());
-  CHECK_THROWS_AS(dpt::scatter_reduce(thrust::device, in.begin(), in.end(), d_idx.begin(), d_out.begin(), d_out.end(),
-                                      ::cuda::std::plus<>{}),
-                  std::out_of_range);
-  const thrust::host_vector<int> after = d_out;
-  CHECK(std::vector<int>(after.begin(), after.end()) == out);  // nothing written
+  check_index_rejected(1009, 517, GENERATE(-1, 4, 1000000));
 }
 
 TEMPLATE_TEST_CASE("scatter_reduce rejects unsigned indices past the output, however large",
                    "[scatter_reduce]" DPT_BACKEND_TAG, std::uint32_t, std::uint64_t, std::int64_t) {
-  const std::vector<int> out{1, 2, 3, 4};
-  const thrust::device_vector<int> in(97, 1);
   // the largest index, which a signed cast would turn into −1, and the first one past the output
-  const TestType bad = GENERATE(std::numeric_limits<TestType>::max(), TestType(4));
-  CAPTURE(bad);
-  std::vector<TestType> idx(97, 1);
-  idx[41] = bad;
-  const thrust::device_vector<TestType> d_idx(idx.begin(), idx.end());
-  thrust::device_vector<int> d_out(out.begin(), out.end());
-  CHECK_THROWS_AS(dpt::scatter_reduce(thrust::device, in.begin(), in.end(), d_idx.begin(), d_out.begin(), d_out.end(),
-                                      ::cuda::std::plus<>{}),
-                  std::out_of_range);
-  const thrust::host_vector<int> after = d_out;
-  CHECK(std::vector<int>(after.begin(), after.end()) == out);  // nothing written
+  check_index_rejected(97, 41, GENERATE(std::numeric_limits<TestType>::max(), TestType(4)));
 }
