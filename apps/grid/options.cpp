@@ -40,8 +40,9 @@ const char* const grid_usage =
     "Prints the cell counts (as a table for small grids), the time of each stage (map, sort, boundary, query;\n"
     "the first three with GB/s of the bytes each must move: map reads the coordinates and writes a cell id per\n"
     "particle, sort reads and writes each (cell, particle) pair, boundary reads the cell ids and writes each\n"
-    "cell's start and end) and of each solution. Exit status: 0 ok, 1 check failed, 2 bad input (one line\n"
-    "naming the file and line; no output file is left behind).\n";
+    "cell's start and end) and of each solution. Exit status: 0 ok, 1 check failed or the run could not finish\n"
+    "(not enough memory, a failed write), 2 bad input (one line naming the file and line; no output file is\n"
+    "left behind).\n";
 
 cli parse_grid_command_line(int argc, char* argv[]) {
   return cli(argc, argv,
@@ -103,7 +104,7 @@ std::vector<double> parse_domain(const std::string& text, std::size_t dimensions
 grid_options parse_grid_options(const cli& args) {
   grid_options o;
   if (!args.positionals().empty())
-    throw input_error("unexpected argument '" + args.positionals()[0] + "' (try --help)");
+    throw input_error("unexpected argument " + quote_token(args.positionals()[0]) + " (try --help)");
   if (args.has("input") == args.has("generate")) throw input_error("give either --input FILE.csv or --generate KIND");
   o.input_path = args.get_or("input", "");
   o.generate = args.get_or("generate", "");

@@ -43,7 +43,7 @@ particle_table read_particles_csv(const std::string& path) {
       } else if (fields == std::vector<std::string>{"x", "y", "z"}) {
         table.dimensions = 3;
       } else {
-        throw file_error(path, line_number, "expected the header 'x,y' or 'x,y,z', got '" + trim(line) + "'");
+        throw file_error(path, line_number, "expected the header 'x,y' or 'x,y,z', got " + quote_token(trim(line)));
       }
       continue;
     }

@@ -77,16 +77,17 @@ struct method_run {
 };
 
 // Every method of --method in turn, on the same values and bins. dpt::histogram refuses bins it cannot tell apart
-// (edges not distinct, as NumPy does) with std::invalid_argument: bad input, like a bad --range.
+// (edges not distinct, as NumPy does) with std::invalid_argument: bad input, like a bad --range, blamed on
+// `bins_from` (the file whose values gave the range, or --range).
 template <class T, class Bins>
 std::vector<method_run> count_with_every_method(const histogram_options& o, const thrust::device_vector<T>& values,
-                                                const Bins& bins) {
+                                                const Bins& bins, const std::string& bins_from) {
   thrust::device_vector<unsigned long long> d_counts(o.bins);
   const auto histogram = [&](dpt::histogram_method method) {
     try {
       return dpt::histogram(thrust::device, values.begin(), values.end(), bins, d_counts.begin(), method);
     } catch (const std::invalid_argument& e) {
-      throw input_error(e.what());
+      throw input_error(bins_from + ": " + e.what());
     }
   };
   std::vector<method_run> runs;
@@ -172,7 +173,7 @@ int run(const histogram_options& o, const std::vector<T>& values, const std::str
     const auto lo = static_cast<double>(bins.lo), hi = static_cast<double>(bins.hi);
     std::printf("dpt-histogram: %zu values from %s, %d bins over [%.9g, %.9g], %s device system\n\n", values.size(),
                 source.c_str(), o.bins, lo, hi, dpt::device_system_name());
-    const auto runs = count_with_every_method(o, d_values, bins);
+    const auto runs = count_with_every_method(o, d_values, bins, o.range ? std::string("--range") : source);
     const auto differences = compare_methods(o, values, bins, runs);
     print_report(o, values.size(), sizeof(T), lo, hi, runs, differences);
     for (std::size_t i = 0; i < runs.size(); ++i) {

@@ -37,8 +37,8 @@ const char* const histogram_usage =
     "\n"
     "Prints the histogram as bars, the dropped values, and each method's time, values/s and GB/s (each value\n"
     "read once and each count written once: the least any method must move). Exit status: 0 ok, 1 the methods\n"
-    "disagree (with each other or with --check), 2 bad input (one line naming the file and line; no output\n"
-    "file is left behind).\n";
+    "disagree (with each other or with --check) or the run could not finish (not enough memory, a failed\n"
+    "write), 2 bad input (one line naming the file and line; no output file is left behind).\n";
 
 namespace {
 
@@ -52,11 +52,12 @@ constexpr method_option method_options[] = {{histogram_method::sort, "sort"},
 // --range LO:HI, both finite, LO <= HI.
 std::pair<double, double> parse_range(const std::string& range) {
   const auto colon = range.find(':', 1);  // from 1: LO may start with a sign, never with ':'
-  if (colon == std::string::npos) throw input_error("--range must be LO:HI (got '" + range + "')");
+  if (colon == std::string::npos) throw input_error("--range must be LO:HI (got " + quote_token(range) + ")");
   const double lo = parse_double(range.substr(0, colon), "--range LO");
   const double hi = parse_double(range.substr(colon + 1), "--range HI");
-  if (!std::isfinite(lo) || !std::isfinite(hi)) throw input_error("--range must be finite (got '" + range + "')");
-  if (hi < lo) throw input_error("--range needs LO <= HI (got '" + range + "')");
+  if (!std::isfinite(lo) || !std::isfinite(hi))
+    throw input_error("--range must be finite (got " + quote_token(range) + ")");
+  if (hi < lo) throw input_error("--range needs LO <= HI (got " + quote_token(range) + ")");
   return {lo, hi};
 }
 
@@ -86,13 +87,13 @@ cli parse_histogram_command_line(int argc, char* argv[]) {
 
 histogram_options parse_histogram_options(const cli& args) {
   histogram_options o;
-  if (!args.positionals().empty()) throw input_error("unexpected argument '" + args.positionals()[0] + "'");
+  if (!args.positionals().empty()) throw input_error("unexpected argument " + quote_token(args.positionals()[0]));
   o.input_path = args.get_or("input", "");
   o.generate = args.get_or("generate", "");
   if (o.input_path.empty() == o.generate.empty()) throw input_error("give exactly one of --input and --generate");
   if (!o.generate.empty()) {
     if (o.generate != "normal" && o.generate != "uniform" && o.generate != "zipf") {
-      throw input_error("--generate must be normal, uniform or zipf (got '" + o.generate + "')");
+      throw input_error("--generate must be normal, uniform or zipf (got " + quote_token(o.generate) + ")");
     }
     if (!args.has("n")) throw input_error("--generate needs --n");
     o.n = args.get_int("n", 0, 0, 2'000'000'000);

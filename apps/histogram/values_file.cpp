@@ -31,9 +31,9 @@ std::vector<double> read_text(const std::string& path) {
     double value = 0;
     switch (read_double(token, value)) {
       case double_token::not_a_number:
-        throw file_error(path, line_number, "'" + token + "' is not a number");
+        throw file_error(path, line_number, quote_token(token) + " is not a number");
       case double_token::overflows:
-        throw file_error(path, line_number, "'" + token + "' is out of the range of a double");
+        throw file_error(path, line_number, quote_token(token) + " is out of the range of a double");
       case double_token::number:
         break;
     }

@@ -66,7 +66,8 @@ const char* const usage =
     "\n"
     "Prints implementation, time and GB/s (one read and one write of every element). On CPU builds the\n"
     "hand-written kernels run on the host SIMT runner (one fiber per CUDA thread), so their times measure\n"
-    "the emulation, not a GPU. Exit status: 0 ok, 1 check failed, 2 bad input (nothing is written).\n";
+    "the emulation, not a GPU. Exit status: 0 ok, 1 check failed or the run could not finish (not enough memory,\n"
+    "a failed write), 2 bad input (nothing is written).\n";
 
 const std::vector<std::string> all_impls{"thrust", "lecture", "shfl", "blelloch", "single-pass", "cub"};
 

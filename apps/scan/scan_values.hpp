@@ -56,21 +56,21 @@ T parse_value(const std::string& token, const std::string& file, long long line)
     long long value = 0;
     in >> value;
     if (!in || !in.eof() || value < std::numeric_limits<T>::min() || value > std::numeric_limits<T>::max())
-      throw file_error(file, line, "'" + token + "' is not a valid " + (sizeof(T) == 4 ? "i32" : "i64"));
+      throw file_error(file, line, quote_token(token) + " is not a valid " + (sizeof(T) == 4 ? "i32" : "i64"));
     return static_cast<T>(value);
   } else {
     double value = 0;
-    const std::string out_of_range = "'" + token + "' is out of the range of " + type_name<T>();
+    const std::string out_of_range = quote_token(token) + " is out of the range of " + type_name<T>();
     switch (read_double(token, value)) {
       case double_token::not_a_number:
-        throw file_error(file, line, "'" + token + "' is not a number");
+        throw file_error(file, line, quote_token(token) + " is not a number");
       case double_token::overflows:
         throw file_error(file, line, out_of_range);
       case double_token::number:
         break;
     }
     if (!std::isfinite(value))
-      throw file_error(file, line, "'" + token + "' is not a finite " + type_name<T>() + " value");
+      throw file_error(file, line, quote_token(token) + " is not a finite " + type_name<T>() + " value");
     // Judged after rounding to T: 3.40282347e+38, the 9 digits --out writes for FLT_MAX, lies above FLT_MAX
     // as a double but rounds to it, so it must read back.
     if (!std::isfinite(static_cast<T>(value))) throw file_error(file, line, out_of_range);

@@ -57,8 +57,9 @@ const char* const usage =
     "(2 flops per non-zero) and effective GB/s (the bytes a CSR SpMV must move: values, column indices, row\n"
     "offsets, x and y, each once). In CUDA builds it also times the hand-written fused kernel\n"
     "dpt::kernels::spmv, and --check checks its y too. A y that can overflow the precision (a row whose positive\n"
-    "or negative terms sum past its range) is bad input. Exit status: 0 ok, 1 check failed, 2 bad input (one\n"
-    "line naming the file and line or row; no output file is left behind).\n";
+    "or negative terms sum past its range) is bad input. Exit status: 0 ok, 1 check failed or the run could not\n"
+    "finish (not enough memory, a failed write), 2 bad input (one line naming the file and line or row; no\n"
+    "output file is left behind).\n";
 
 struct options {
   std::string matrix_path, x_path, out_path;

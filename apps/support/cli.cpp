@@ -1,6 +1,7 @@
 #include "support/cli.hpp"
 
 #include <cerrno>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 
@@ -20,20 +21,26 @@ cli::cli(int argc, char* argv[], const std::set<std::string>& options, const std
       value = name.substr(equals + 1);
       name.resize(equals);
     }
+    if (!flags.count(name) && !options.count(name)) throw input_error("unknown option --" + name + " (try --help)");
+    // a second value would silently replace the first, which may be the one the user meant
+    if (values_.count(name)) throw input_error("option --" + name + " is given twice");
     if (flags.count(name)) {
       if (inline_value) throw input_error("option --" + name + " takes no value");
       values_[name] = "";
-    } else if (options.count(name)) {
-      if (!inline_value) {
-        if (i + 1 >= argc) throw input_error("option --" + name + " needs a value");
-        value = argv[++i];
-      }
-      // `--out=` or `--out ""` is a mistake, never a request to do without the option
-      if (value.empty()) throw input_error("option --" + name + " needs a value");
-      values_[name] = value;
-    } else {
-      throw input_error("unknown option --" + name + " (try --help)");
+      continue;
     }
+    if (!inline_value) {
+      if (i + 1 >= argc) throw input_error("option --" + name + " needs a value");
+      value = argv[++i];
+      // `--out --check` lost the output's name, and would otherwise write a file called "--check"
+      if (value.size() > 2 && value.compare(0, 2, "--") == 0) {
+        throw input_error("option --" + name + " needs a value, not the option " + quote_token(value) + " (write --" +
+                          name + "=VALUE for a value that starts with --)");
+      }
+    }
+    // `--out=` or `--out ""` is a mistake, never a request to do without the option
+    if (value.empty()) throw input_error("option --" + name + " needs a value");
+    values_[name] = value;
   }
 }
 
@@ -67,12 +74,23 @@ double cli::get_double(const std::string& name, double fallback) const {
   return value ? parse_double(*value, "--" + name) : fallback;
 }
 
+namespace {
+
+// Whether strto* read all of `token`: not stopped early (by a NUL byte inside it, say) and not started late
+// (strto* skip leading white space, which a number in a file or an option must not have).
+bool read_whole(const std::string& token, const char* end) {
+  return !token.empty() && !std::isspace(static_cast<unsigned char>(token.front())) &&
+         end == token.c_str() + token.size();
+}
+
+}  // namespace
+
 long long parse_int(const std::string& token, const std::string& what) {
   errno = 0;
   char* end = nullptr;
   const long long value = std::strtoll(token.c_str(), &end, 10);
-  if (token.empty() || *end != '\0') throw input_error(what + ": '" + token + "' is not an integer");
-  if (errno == ERANGE) throw input_error(what + ": '" + token + "' is out of range");
+  if (!read_whole(token, end)) throw input_error(what + ": " + quote_token(token) + " is not an integer");
+  if (errno == ERANGE) throw input_error(what + ": " + quote_token(token) + " is out of range");
   return value;
 }
 
@@ -80,7 +98,7 @@ double_token read_double(const std::string& token, double& value) {
   errno = 0;
   char* end = nullptr;
   value = std::strtod(token.c_str(), &end);
-  if (token.empty() || *end != '\0') return double_token::not_a_number;
+  if (!read_whole(token, end)) return double_token::not_a_number;
   // strtod reports ERANGE both for overflow, returning ±HUGE_VAL, and for underflow, returning a subnormal or
   // zero: only overflow loses the value (1e-310 is a subnormal double, 1e-400 rounds to 0, as it should)
   if (errno == ERANGE && (value == HUGE_VAL || value == -HUGE_VAL)) return double_token::overflows;
@@ -91,9 +109,9 @@ double parse_double(const std::string& token, const std::string& what) {
   double value = 0;
   switch (read_double(token, value)) {
     case double_token::not_a_number:
-      throw input_error(what + ": '" + token + "' is not a number");
+      throw input_error(what + ": " + quote_token(token) + " is not a number");
     case double_token::overflows:
-      throw input_error(what + ": '" + token + "' is out of range");
+      throw input_error(what + ": " + quote_token(token) + " is out of range");
     case double_token::number:
       break;
   }

@@ -1,5 +1,6 @@
 // A small command-line parser for the dpt apps: `--name value`, `--name=value`, `--flag` and positionals.
-// Unknown options, missing or empty values and malformed numbers are input_errors, so they exit with status 2.
+// Unknown or repeated options, missing or empty values (a separate value may not start with --: that is the next
+// option) and malformed numbers are input_errors, so they exit with status 2.
 #pragma once
 
 #include <map>
@@ -22,7 +23,7 @@ class cli {
   std::string get_or(const std::string& name, const std::string& fallback) const;
   const std::vector<std::string>& positionals() const { return positionals_; }
 
-  // Numbers with the option's name in the error message; the whole token must parse.
+  // Numbers with the option's name in the error message; the whole token must parse, without white space.
   long long get_int(const std::string& name, long long fallback, long long min, long long max) const;
   double get_double(const std::string& name, double fallback) const;
 

@@ -9,12 +9,34 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace dpt::app {
 
-// Bad input or bad usage: exit status 2.
+// A message as the one line the contract promises: a control character (a newline in a file name, a NUL byte
+// that would end the message early) becomes '?'.
+inline std::string one_line(std::string line) {
+  for (auto& c : line) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return line;
+}
+
+// A token from the input as it may appear in a message: quoted, at most 40 characters, and every byte that is not
+// printable ASCII shown as '?'.
+inline std::string quote_token(std::string_view token) {
+  std::string out = "'";
+  for (std::size_t i = 0; i < token.size() && i < 40; ++i) {
+    const auto c = static_cast<unsigned char>(token[i]);
+    out += (c < 0x20 || c >= 0x7f) ? '?' : static_cast<char>(c);
+  }
+  return out + (token.size() > 40 ? "...'" : "'");
+}
+
+// Bad input or bad usage: exit status 2. The message is made one line as it is built, so that no byte of it is
+// lost (what() is a C string).
 struct input_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit input_error(const std::string& message) : std::runtime_error(one_line(message)) {}
 };
 
 // "FILE:LINE: message", the form every reader uses for errors inside a file.
@@ -24,18 +46,8 @@ inline input_error file_error(const std::string& file, long long line, const std
 
 // A check that failed (--check found a wrong answer): exit status 1.
 struct check_failure : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit check_failure(const std::string& message) : std::runtime_error(one_line(message)) {}
 };
-
-// A message as the one line the contract promises: a control character (a newline in a file name, say)
-// becomes '?'.
-inline std::string one_line(const char* message) {
-  std::string line(message);
-  for (auto& c : line) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  }
-  return line;
-}
 
 // Runs an app's body and maps what it throws to the exit-status contract above.
 template <class Body>

@@ -14,6 +14,8 @@
 
 namespace dpt::mtx {
 
+using dpt::app::quote_token;
+
 const char* name(field f) {
   switch (f) {
     case field::real:
@@ -51,16 +53,6 @@ std::string_view next_token(std::string_view& rest) {
   const auto token = rest.substr(begin, end - begin);
   rest.remove_prefix(end);
   return token;
-}
-
-// A token as it may appear in a message: quoted, at most 40 characters, control bytes shown as '?'.
-std::string quote(std::string_view token) {
-  std::string out = "'";
-  for (std::size_t i = 0; i < token.size() && i < 40; ++i) {
-    const auto c = static_cast<unsigned char>(token[i]);
-    out += (c < 0x20 || c >= 0x7f) ? '?' : static_cast<char>(c);
-  }
-  return out + (token.size() > 40 ? "...'" : "'");
 }
 
 bool equals_ignoring_case(std::string_view a, std::string_view b) {
@@ -117,10 +109,10 @@ std::int64_t parse_integer(std::string_view token, const line_reader& lines, con
   std::int64_t value = 0;
   const auto [end, status] = std::from_chars(token.data(), token.data() + token.size(), value);
   if (status == std::errc::result_out_of_range) {
-    throw lines.error(std::string(what) + " " + quote(token) + " is out of range");
+    throw lines.error(std::string(what) + " " + quote_token(token) + " is out of range");
   }
   if (status != std::errc() || end != token.data() + token.size()) {
-    throw lines.error(std::string(what) + " " + quote(token) + " is not an integer");
+    throw lines.error(std::string(what) + " " + quote_token(token) + " is not an integer");
   }
   return value;
 }
@@ -129,9 +121,9 @@ std::int64_t parse_integer(std::string_view token, const line_reader& lines, con
 std::int64_t parse_size(std::string_view token, const line_reader& lines, const char* what) {
   if (token.empty()) throw lines.error(std::string("size line: missing ") + what);
   const auto value = parse_integer(token, lines, what);
-  if (value < 0) throw lines.error(std::string(what) + " " + quote(token) + " is negative");
+  if (value < 0) throw lines.error(std::string(what) + " " + quote_token(token) + " is negative");
   if (value > largest_size) {
-    throw lines.error(std::string(what) + " " + quote(token) + " is too large (at most " +
+    throw lines.error(std::string(what) + " " + quote_token(token) + " is too large (at most " +
                       std::to_string(largest_size) + "; no array of that many 64-bit indices can exist)");
   }
   return value;
@@ -143,7 +135,7 @@ std::int64_t parse_index(std::string_view token, const line_reader& lines, const
   const auto value = parse_integer(token, lines, what);
   if (value == 0) throw lines.error(std::string(what) + " is 0; Matrix Market indices start at 1");
   if (value < 1 || value > extent) {
-    throw lines.error(std::string(what) + " " + quote(token) + " is out of range 1.." + std::to_string(extent));
+    throw lines.error(std::string(what) + " " + quote_token(token) + " is out of range 1.." + std::to_string(extent));
   }
   return value - 1;
 }
@@ -157,14 +149,14 @@ double parse_real(std::string_view token, const line_reader& lines) {
   double value = 0;
   const auto [end, status] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
   if (status == std::errc::invalid_argument || end != digits.data() + digits.size()) {
-    throw lines.error("value " + quote(token) + " is not a number");
+    throw lines.error("value " + quote_token(token) + " is not a number");
   }
   if (status == std::errc::result_out_of_range) {
     const std::string copy(digits);
     value = std::strtod(copy.c_str(), nullptr);
-    if (std::isinf(value)) throw lines.error("value " + quote(token) + " overflows a double");
+    if (std::isinf(value)) throw lines.error("value " + quote_token(token) + " overflows a double");
   }
-  if (!std::isfinite(value)) throw lines.error("value " + quote(token) + " is not finite (NaN or infinity)");
+  if (!std::isfinite(value)) throw lines.error("value " + quote_token(token) + " is not finite (NaN or infinity)");
   return value;
 }
 
@@ -184,7 +176,7 @@ bool overflows(double value, const storage& type) {
 // A value of the file's field that the caller's storage type can hold.
 double parse_value(std::string_view token, field value_field, const storage& type, const line_reader& lines) {
   const double value = parse_number(token, value_field, lines);
-  if (overflows(value, type)) throw lines.error("value " + quote(token) + " overflows a " + type.name);
+  if (overflows(value, type)) throw lines.error("value " + quote_token(token) + " overflows a " + type.name);
   return value;
 }
 
@@ -195,7 +187,7 @@ double parse_number(std::string_view token, field value_field, const line_reader
     constexpr std::int64_t exact_limit = std::int64_t{1} << 53;
     const auto value = parse_integer(token, lines, "value");
     if (value > exact_limit || value < -exact_limit) {
-      throw lines.error("integer value " + quote(token) + " is beyond 2^53 and would not be exact as a double");
+      throw lines.error("integer value " + quote_token(token) + " is beyond 2^53 and would not be exact as a double");
     }
     return static_cast<double>(value);
   }
@@ -220,9 +212,9 @@ header parse_header(line_reader& lines) {
   const auto object = next_token(rest), layout = next_token(rest), value_field = next_token(rest),
              kind = next_token(rest), extra = next_token(rest);
   if (kind.empty()) throw lines.error(expected);
-  if (!extra.empty()) throw lines.error("unexpected " + quote(extra) + " after the header");
+  if (!extra.empty()) throw lines.error("unexpected " + quote_token(extra) + " after the header");
   if (!equals_ignoring_case(object, "matrix")) {
-    throw lines.error("object " + quote(object) + " is not supported (only 'matrix')");
+    throw lines.error("object " + quote_token(object) + " is not supported (only 'matrix')");
   }
   header h{};
   if (equals_ignoring_case(layout, "coordinate")) {
@@ -230,7 +222,7 @@ header parse_header(line_reader& lines) {
   } else if (equals_ignoring_case(layout, "array")) {
     h.layout = format::array;
   } else {
-    throw lines.error("format " + quote(layout) + " is neither 'coordinate' nor 'array'");
+    throw lines.error("format " + quote_token(layout) + " is neither 'coordinate' nor 'array'");
   }
   if (equals_ignoring_case(value_field, "real") || equals_ignoring_case(value_field, "double")) {
     h.value_field = field::real;
@@ -241,7 +233,7 @@ header parse_header(line_reader& lines) {
   } else if (equals_ignoring_case(value_field, "complex")) {
     throw lines.error("complex matrices are not supported (only real, integer and pattern)");
   } else {
-    throw lines.error("field " + quote(value_field) + " is not one of real, integer, pattern");
+    throw lines.error("field " + quote_token(value_field) + " is not one of real, integer, pattern");
   }
   if (equals_ignoring_case(kind, "general")) {
     h.kind = symmetry::general;
@@ -252,7 +244,7 @@ header parse_header(line_reader& lines) {
   } else if (equals_ignoring_case(kind, "hermitian")) {
     throw lines.error("hermitian matrices are not supported (they are complex)");
   } else {
-    throw lines.error("symmetry " + quote(kind) + " is not one of general, symmetric, skew-symmetric");
+    throw lines.error("symmetry " + quote_token(kind) + " is not one of general, symmetric, skew-symmetric");
   }
   if (h.value_field == field::pattern && h.kind == symmetry::skew_symmetric) {
     throw lines.error("a pattern matrix cannot be skew-symmetric");
@@ -276,7 +268,7 @@ std::vector<std::int64_t> parse_size_line(line_reader& lines, int count, const c
   }
   const auto extra = next_token(line);
   if (!extra.empty()) {
-    throw lines.error("size line: unexpected " + quote(extra) + " after '" + shape + "'");
+    throw lines.error("size line: unexpected " + quote_token(extra) + " after '" + shape + "'");
   }
   return sizes;
 }
@@ -328,7 +320,7 @@ coo_matrix parse_matrix(std::string_view text, const std::string& file_name, con
     const double value =
         m.value_field == field::pattern ? 1.0 : parse_value(next_token(line), m.value_field, type, lines);
     const auto extra = next_token(line);
-    if (!extra.empty()) throw lines.error("unexpected " + quote(extra) + " after the entry");
+    if (!extra.empty()) throw lines.error("unexpected " + quote_token(extra) + " after the entry");
     if (m.kind == symmetry::skew_symmetric && row == column && value != 0) {
       throw lines.error("diagonal entry of a skew-symmetric matrix is not 0");
     }
@@ -373,7 +365,7 @@ std::vector<double> parse_vector(std::string_view text, const std::string& file_
     }
     values.push_back(parse_value(next_token(line), h.value_field, type, lines));
     const auto extra = next_token(line);
-    if (!extra.empty()) throw lines.error("unexpected " + quote(extra) + " after the value");
+    if (!extra.empty()) throw lines.error("unexpected " + quote_token(extra) + " after the value");
   }
   if (static_cast<std::int64_t>(values.size()) < length) {
     throw lines.error("the file ends after " + std::to_string(values.size()) + " of the " + std::to_string(length) +

@@ -2,9 +2,14 @@
 
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <limits.h>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -53,6 +58,67 @@ void drain(std::stringstream& buffer, Write&& write) {
   }
 }
 
+// The temporaries of this run's outputs, for a signal that ends the run (SIGINT, SIGTERM, SIGHUP) to remove:
+// fixed storage, because a signal handler may only make async-signal-safe calls (unlink, signal, raise).
+struct pending_temporary {
+  std::atomic<int> state{0};  // free, being filled, or a live temporary
+  char path[PATH_MAX];
+};
+enum : int { slot_free, slot_filling, slot_live };
+pending_temporary pending[16];
+
+extern "C" void remove_temporaries_and_die(int signal) {
+  for (auto& p : pending) {
+    if (p.state.load(std::memory_order_acquire) == slot_live) ::unlink(p.path);
+  }
+  std::signal(signal, SIG_DFL);  // then end as the signal would have
+  std::raise(signal);
+}
+
+// Handles the signals that end a run, except one the process ignores (nohup's SIGHUP) or handles itself (a test
+// runner, say). Looked at again for each output: the process may have changed them in between.
+void remove_temporaries_on_signals() {
+  for (const int signal : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction current {};
+    if (::sigaction(signal, nullptr, &current) != 0 || current.sa_handler != SIG_DFL) continue;
+    struct sigaction handler {};
+    handler.sa_handler = remove_temporaries_and_die;
+    sigemptyset(&handler.sa_mask);
+    ::sigaction(signal, &handler, nullptr);
+  }
+}
+
+// Takes a slot for `path`; -1 when all are taken (more outputs than an app has), and then only the destructor
+// removes that temporary.
+int add_pending(const std::string& path) {
+  if (path.size() >= PATH_MAX) return -1;
+  remove_temporaries_on_signals();
+  for (int i = 0; i < static_cast<int>(std::size(pending)); ++i) {
+    int expected = slot_free;
+    if (!pending[i].state.compare_exchange_strong(expected, slot_filling)) continue;
+    std::memcpy(pending[i].path, path.c_str(), path.size() + 1);
+    pending[i].state.store(slot_live, std::memory_order_release);
+    return i;
+  }
+  return -1;
+}
+
+void remove_pending(int slot) {
+  if (slot >= 0) pending[slot].state.store(slot_free, std::memory_order_release);
+}
+
+// The files this run's outputs will replace, each named once: the folder with its links resolved, then the name.
+std::mutex claimed_mutex;
+std::set<std::string> claimed;
+
+std::string file_identity(const std::string& target) {
+  char* folder = ::realpath(directory_of(target).c_str(), nullptr);
+  if (!folder) return target;
+  std::string identity = std::string(folder) + "/" + target.substr(target.find_last_of('/') + 1);
+  std::free(folder);
+  return identity;
+}
+
 }  // namespace
 
 output_file::output_file(std::string path) : path_(std::move(path)), target_(path_) {
@@ -97,17 +163,38 @@ output_file::output_file(std::string path) : path_(std::move(path)), target_(pat
     }
     if (!S_ISDIR(directory.st_mode)) throw input_error(path_ + ": " + where + ": " + reason(ENOTDIR));
   }
-  // Unique per output, so that two outputs of one run to the same file cannot share a temporary.
-  static std::atomic<unsigned> outputs{0};
+  // Two outputs of one run to the same file (--out and --png alike, say) would leave only the one committed last.
+  {
+    const std::lock_guard<std::mutex> lock(claimed_mutex);
+    identity_ = file_identity(target_);
+    if (!claimed.insert(identity_).second) throw input_error(path_ + ": the same file as another output of this run");
+  }
+  static std::atomic<unsigned> outputs{0};  // unique per output, whatever becomes of the slots
   temporary_path_ = target_ + ".partial-" + std::to_string(::getpid()) + "-" + std::to_string(outputs++);
+  pending_slot_ = add_pending(temporary_path_);
   file_.open(temporary_path_, std::ios::out | std::ios::trunc | std::ios::binary);
-  if (!file_) throw input_error(path_ + ": cannot open for writing: " + reason(errno));
+  if (!file_) {
+    const int error = errno;
+    release();
+    throw input_error(path_ + ": cannot open for writing: " + reason(error));
+  }
 }
 
 output_file::~output_file() {
   if (!committed_ && !direct_) {
     file_.close();
     std::remove(temporary_path_.c_str());
+  }
+  release();
+}
+
+void output_file::release() {
+  remove_pending(pending_slot_);
+  pending_slot_ = -1;
+  if (!identity_.empty()) {
+    const std::lock_guard<std::mutex> lock(claimed_mutex);
+    claimed.erase(identity_);
+    identity_.clear();
   }
 }
 
@@ -163,6 +250,8 @@ void output_file::commit() {
     throw writing_failed(path_, rename_error);
   }
   committed_ = true;
+  remove_pending(pending_slot_);  // the temporary is the output now
+  pending_slot_ = -1;
 }
 
 }  // namespace dpt::app

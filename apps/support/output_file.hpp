@@ -8,8 +8,10 @@
 // /dev/stdout) cannot be replaced by a rename: the text is kept in memory and written to it directly at commit,
 // through the app's own stdout or stderr when it is the same file, else opened to append. It too gets nothing
 // from a run that fails, and a failed write (/dev/full) is an error. A directory, a path whose directory does
-// not exist, a file that cannot be written and an empty path are input_errors from the constructor, so an app
-// that opens its outputs first reports them before its work.
+// not exist, a file that cannot be written, an empty path and a file that another output of the run already
+// names are input_errors from the constructor, so an app that opens its outputs first reports them before its
+// work. A run ended by SIGINT, SIGTERM or SIGHUP removes its temporaries too (unless the signal is ignored or
+// handled by the app), then ends as the signal would have.
 #pragma once
 
 #include <fstream>
@@ -32,12 +34,15 @@ class output_file {
 
  private:
   void write_directly();
+  void release();  // gives up this output's claim on its file and its signal slot
 
   std::string path_;            // as given, for messages
   std::string target_;          // where the text goes: path_ with symbolic links followed
   std::string temporary_path_;  // beside target_; empty when writing directly
   std::ofstream file_;          // the temporary file
   std::stringstream buffer_;    // the text for a direct write
+  std::string identity_;        // the file, folder links resolved, while this output claims it
+  int pending_slot_ = -1;       // where the signal handler finds temporary_path_
   bool direct_ = false, committed_ = false;
 };
 

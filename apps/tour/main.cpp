@@ -12,12 +12,12 @@ int main(int argc, char* argv[]) {
     std::printf(
         "usage: dpt-tour\n\nPrints each worked example of the data-parallel-thinking lecture, computed by dpt\n"
         "on this build's Thrust device system (%s), next to the slide's answer.\n"
-        "Exit status: 0 when every line matches, 1 otherwise.\n",
+        "Exit status: 0 when every line matches, 1 otherwise, 2 for an argument (it takes none).\n",
         dpt::device_system_name());
     return 0;
   }
   if (argc > 1) {
-    std::fprintf(stderr, "dpt-tour: unknown argument '%s' (try --help)\n", argv[1]);
+    std::fprintf(stderr, "dpt-tour: error: unknown argument '%s' (try --help)\n", argv[1]);
     return 2;
   }
   try {

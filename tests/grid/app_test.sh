@@ -12,6 +12,14 @@ outputs=(--cells-out "$work/cells.txt" --neighbors-out "$work/neighbors.txt" --p
 
 expect_bad "malformed number" "bad_number.csv:4: y: 'abc' is not a number" \
   --input "$data/bad_number.csv" --dims 4x4 --radius 0.1
+printf 'x,y\n0,0\n1\0009,1\n' >"$work/nul.csv"  # a NUL byte must not end the number, nor the message
+expect_bad "a NUL byte inside a number" "nul.csv:3: x: '1?9' is not a number" --input "$work/nul.csv" --dims 4x4 \
+  --radius 0.1
+saved_outputs=("${outputs[@]}")
+outputs=(--cells-out "$work/same.txt" --neighbors-out "$work/same.txt")
+expect_bad "two outputs naming one file" "same.txt: the same file as another output of this run" \
+  --input "$data/seven.csv" --dims 4x4 --radius 0.5
+outputs=("${saved_outputs[@]}")
 expect_bad "NaN coordinate" "nan.csv:3: particle 1 at (nan, 1) is not finite" \
   --input "$data/nan.csv" --dims 4x4 --domain 0,0:4,4 --radius 1
 expect_bad "infinite coordinate" "inf.csv:4: particle 1 at (1, inf) is not finite" \

@@ -39,12 +39,21 @@ expect_bad "no bins" "--bins must be between 1" --input "$data/constant.txt" --b
 expect_bad "reversed range" "--range needs LO <= HI" --input "$data/constant.txt" --bins 4 --range 2:1
 expect_bad "infinite range" "--range must be finite" --input "$data/constant.txt" --bins 4 --range 0:inf
 # edges that are not distinct: NumPy refuses these too (bad input, not a failed check)
-expect_bad "range too narrow for the bins" "too many bins for the range; the bin edges are not distinct" \
+expect_bad "range too narrow for the bins" "error: --range: histogram: too many bins for the range; the bin edges" \
   --input "$data/constant.txt" --bins 10 --range 1:1.0000000000000002
-expect_bad "range too wide for a double" "the bin edges are not distinct" --input "$data/constant.txt" --bins 10 \
+expect_bad "range too wide for a double" "error: --range: histogram: " --input "$data/constant.txt" --bins 10 \
   --range -1e308:1e308
 printf '1\n1.0000000000000002\n' >"$work/close.txt"
-expect_bad "data too close for the bins" "the bin edges are not distinct" --input "$work/close.txt" --bins 10
+expect_bad "data too close for the bins" "error: $work/close.txt: histogram: too many bins for the range" \
+  --input "$work/close.txt" --bins 10
+# a NUL byte ends a C string: the number must not end there, nor the message
+printf '1\0009\n3\n' >"$work/nul.txt"
+expect_bad "a NUL byte inside a number" "nul.txt:1: '1?9' is not a number" --input "$work/nul.txt" --bins 2
+saved_outputs=("${outputs[@]}")
+outputs=(--out "$work/same" --png "$work/./same")
+expect_bad "--out and --png naming one file" "$work/./same: the same file as another output of this run" \
+  --input "$data/constant.txt" --bins 4
+outputs=("${saved_outputs[@]}")
 expect_bad "unknown method" "--method must be" --input "$data/constant.txt" --bins 4 --method magic
 expect_bad "no input" "give exactly one of --input and --generate" --bins 4
 if [[ $build == cpu ]]; then

@@ -84,6 +84,11 @@ expect_bad "malformed i32 after CRLF lines" "crlf_bad.txt:3: 'oops' is not a val
 printf '1\n\n2147483648\n' >"$work/too_big.txt"
 expect_bad "i32 out of range" "too_big.txt:3: '2147483648' is not a valid i32" --input "$work/too_big.txt"
 printf '1 2\n' >"$work/two.txt"
+printf '1\0002\n' >"$work/nul.txt"  # a NUL byte ends a C string: the number must not end there, nor the message
+expect_bad "a NUL byte inside a number" "nul.txt:1: '1?2' is not a valid i32" --input "$work/nul.txt"
+expect_bad "an option given twice" "option --input is given twice" --input "$work/nul.txt" --input "$work/nul.txt"
+expect_bad "an option's value that is the next option" "option --type needs a value, not the option '--input'" \
+  --type --input "$work/nul.txt"
 expect_bad "two values on a line" "two.txt:1: expected one value per line" --input "$work/two.txt"
 printf '1\nnan\n' >"$work/nan.txt"
 expect_bad "NaN" "nan.txt:2: 'nan' is not a finite f64 value" --input "$work/nan.txt" --type f64

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cfloat>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +19,7 @@
 #include <sstream>
 #include <string>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
 
@@ -107,14 +109,74 @@ TEST_CASE("output_file: a regular file appears whole at commit, never in part", 
     }
     CHECK(names_in(dir.path).empty());
   }
-  SECTION("two outputs to the same file in one run: the later commit wins, whole") {
-    output_file first(dir / "y.txt"), second(dir / "y.txt");
+}
+
+TEST_CASE("output_file: two outputs of one run cannot name the same file", "[app_support]" DPT_BACKEND_TAG) {
+  scratch_directory dir;
+  REQUIRE(::mkdir((dir / "sub").c_str(), 0700) == 0);
+  REQUIRE(::symlink("sub", (dir / "link").c_str()) == 0);
+  {
+    output_file first(dir / "sub/y.txt");
     first.stream() << "first\n";
-    second.stream() << "the second, longer text\n";
+    SECTION("however the path is spelt") {
+      const std::string spelling =
+          GENERATE(std::string("sub/y.txt"), std::string("sub/./y.txt"), std::string("link/y.txt"));
+      CHECK(error_of([&] { output_file second(dir / spelling); }) ==
+            dir / spelling + ": the same file as another output of this run");
+    }
+    SECTION("another name in the same folder is another file") {
+      output_file second(dir / "sub/z.txt");
+      second.commit();
+    }
+    SECTION("a device takes any number of outputs") {
+      output_file a("/dev/null"), b("/dev/null");
+      a.commit();
+      b.commit();
+    }
     first.commit();
-    second.commit();
-    CHECK(contents(dir / "y.txt") == "the second, longer text\n");
+  }
+  CHECK(contents(dir / "sub/y.txt") == "first\n");
+  write_and_commit(dir / "link/y.txt", "again\n");  // a finished output gives up its file
+  CHECK(contents(dir / "sub/y.txt") == "again\n");
+}
+
+namespace {
+
+// In a child process: opens an output to `path`, writes to it, then raises `signal`. Returns how the child ended.
+int status_of_child_stopped_by(int signal, const std::string& path) {
+  std::fflush(nullptr);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    for (const int s : {SIGINT, SIGTERM, SIGHUP}) std::signal(s, SIG_DFL);  // as an app has them (Catch2 handles them)
+    output_file out(path);
+    out.stream() << "partial";
+    out.stream().flush();
+    std::raise(signal);
+    ::_exit(3);  // only if the signal did not end the process
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return status;
+}
+
+}  // namespace
+
+TEST_CASE("output_file: a run stopped by a signal leaves no temporary behind", "[app_support]" DPT_BACKEND_TAG) {
+  scratch_directory dir;
+  const int signal = GENERATE(SIGINT, SIGTERM, SIGHUP);
+  CAPTURE(signal);
+  SECTION("a new file") {
+    const int status = status_of_child_stopped_by(signal, dir / "y.txt");
+    CHECK(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == signal);  // it still ends as the signal would have
+    CHECK(names_in(dir.path).empty());
+  }
+  SECTION("a file replaced: the old text stays") {
+    write_text(dir / "y.txt", "old");
+    const int status = status_of_child_stopped_by(signal, dir / "y.txt");
+    CHECK((WIFSIGNALED(status) && WTERMSIG(status) == signal));
     CHECK(names_in(dir.path) == std::vector<std::string>{"y.txt"});
+    CHECK(contents(dir / "y.txt") == "old");
   }
 }
 
@@ -257,6 +319,32 @@ TEST_CASE("cli numbers: underflow is a value, overflow an error", "[app_support]
     CHECK(error_of([] { parse_int("9223372036854775808", "--n"); }) == "--n: '9223372036854775808' is out of range");
     CHECK(error_of([] { parse_int("1.5", "--n"); }) == "--n: '1.5' is not an integer");
   }
+  SECTION("the whole token is the number: no white space, nothing past a NUL byte") {
+    CHECK(error_of([] { parse_int(" 5", "--n"); }) == "--n: ' 5' is not an integer");
+    CHECK(error_of([] { parse_double("\t5", "x"); }) == "x: '?5' is not a number");
+    CHECK(error_of([] { parse_double("5 ", "x"); }) == "x: '5 ' is not a number");
+    CHECK(error_of([] {
+            parse_int(std::string("1\0"
+                                  "9",
+                                  3),
+                      "--n");
+          }) == "--n: '1?9' is not an integer");
+    CHECK(error_of([] { parse_double(std::string("1\0garbage", 9), "x"); }) == "x: '1?garbage' is not a number");
+    double value = 0;
+    CHECK(dpt::app::read_double(std::string("2\0", 2), value) == dpt::app::double_token::not_a_number);
+    CHECK(dpt::app::read_double("+2.5", value) == dpt::app::double_token::number);
+    CHECK(value == 2.5);
+  }
+}
+
+TEST_CASE("quote_token: a token in a message is quoted, printable and short", "[app_support]" DPT_BACKEND_TAG) {
+  using dpt::app::quote_token;
+  CHECK(quote_token("abc") == "'abc'");
+  CHECK(quote_token(std::string("a\0b\n\xff", 5)) ==
+        "'a?b?"
+        "?'");
+  CHECK(quote_token(std::string(41, 'x')) == "'" + std::string(40, 'x') + "...'");
+  CHECK(quote_token(std::string(40, 'x')) == "'" + std::string(40, 'x') + "'");
 }
 
 namespace {
@@ -292,6 +380,11 @@ TEST_CASE("run_app: exit codes and one-line messages", "[app_support]" DPT_BACKE
   CHECK(std::count(message.begin(), message.end(), '\n') == 1);
   CHECK(run_app_capturing([]() -> int { throw dpt::app::file_error("new\nline.mtx", 3, "bad\r"); }) ==
         std::pair<std::string, int>{"dpt-test: error: new?line.mtx:3: bad?\n", 2});
+  // a NUL byte in a message (from a file name or a token) would end what() there: it is shown, and the rest kept
+  CHECK(run_app_capturing([]() -> int { throw dpt::app::file_error("a.txt", 1, std::string("'1\0002' bad", 9)); }) ==
+        std::pair<std::string, int>{"dpt-test: error: a.txt:1: '1?2' bad\n", 2});
+  CHECK(run_app_capturing([]() -> int { throw dpt::app::check_failure(std::string("y\0 wrong", 8)); }) ==
+        std::pair<std::string, int>{"dpt-test: check failed: y? wrong\n", 1});
 }
 
 namespace {
@@ -303,6 +396,22 @@ dpt::app::cli parse(std::vector<std::string> words) {
 }
 
 }  // namespace
+
+TEST_CASE("cli: an option is given once, and its value is not the next option", "[app_support]" DPT_BACKEND_TAG) {
+  CHECK(error_of([] { parse({"--out", "a", "--out", "b"}); }) == "option --out is given twice");
+  CHECK(error_of([] { parse({"--out=a", "--x", "b", "--out=a"}); }) == "option --out is given twice");
+  CHECK(error_of([] { parse({"--check", "--check"}); }) == "option --check is given twice");
+  CHECK(error_of([] {
+          parse({"--out", "--check"});
+        }) ==
+        "option --out needs a value, not the option '--check' (write --out=VALUE for a value that starts with --)");
+  CHECK(error_of([] {
+          parse({"--x", "--out", "y.mtx"});
+        }) == "option --x needs a value, not the option '--out' (write --x=VALUE for a value that starts with --)");
+  CHECK(parse({"--out=--check"}).get_or("out", "") == "--check");
+  CHECK(parse({"--range", "-1:5"}).get_or("range", "") == "-1:5");  // one dash: a negative number, not an option
+  CHECK(parse({"--out", "-"}).get_or("out", "") == "-");
+}
 
 TEST_CASE("cli: an option's value cannot be empty", "[app_support]" DPT_BACKEND_TAG) {
   CHECK(error_of([] { parse({"--out="}); }) == "option --out needs a value");
