@@ -136,15 +136,23 @@ std::string show_box(const uniform_grid<Dim, Real>& grid) {
   return os.str();
 }
 
-// Throws std::invalid_argument unless the grid has at least one cell per axis, a finite box of positive width
-// whose width upper − lower is finite in Real too, and fewer cells than Cell can number (one value is reserved
-// for "no cell").
+// Throws std::invalid_argument unless the grid has at least one cell per axis and no more than Real counts
+// exactly (2^24 for float: past it, cells − 1 rounds to cells in float and cell_index's clamp would let the upper
+// edge into a cell past the grid), a finite box of positive width whose width upper − lower is finite in Real
+// too, and fewer cells than Cell can number (one value is reserved for "no cell").
 template <class Cell, int Dim, class Real>
 void validate_grid(const uniform_grid<Dim, Real>& grid) {
   static_assert(::cuda::std::numeric_limits<Cell>::is_integer, "cell ids must be integers");
+  constexpr int digits = ::cuda::std::numeric_limits<Real>::digits;
+  constexpr double exact_cells = static_cast<double>(1LL << (digits < 62 ? digits : 62));  // 2^24 for float
   double cells = 1;
   for (int a = 0; a < Dim; ++a) {
     if (grid.cells[a] < 1) throw std::invalid_argument("grid: every axis needs at least one cell");
+    if (grid.cells[a] > exact_cells) {
+      throw std::invalid_argument("grid: " + std::to_string(grid.cells[a]) + " cells along " + "xyz"[a] +
+                                  " are more than " + real_name<Real>() + " counts exactly (at most " +
+                                  std::to_string(static_cast<long long>(exact_cells)) + ")");
+    }
     if (!(::cuda::std::isfinite(grid.lower[a]) && ::cuda::std::isfinite(grid.upper[a]) &&
           grid.lower[a] < grid.upper[a])) {
       throw std::invalid_argument("grid: the domain " + show_box(grid) + " must be finite with lower < upper");

@@ -9,7 +9,8 @@
 //
 // Data-parallel recipe: a stable sort by key brings equal keys together while keeping each group's values in
 // input order, then a unique-by-key over the positions finds where each group starts. Keys need operator<
-// and operator==.
+// and operator==; −0.0 and +0.0 are one key (they compare equal), written +0.0, and NaN keys, which compare
+// equal to nothing, have no defined place.
 #pragma once
 
 #include <cstddef>
@@ -41,7 +42,8 @@ group_by_key_result<KeyOutputIt, OffsetOutputIt> group_by_key(
     const thrust::detail::execution_policy_base<DerivedPolicy>& exec, KeyIt keys_first, KeyIt keys_last,
     ValueIt values_first, KeyOutputIt keys_out, OffsetOutputIt offsets_out, ValueOutputIt values_out) {
   using offset_type = ::cuda::std::iter_value_t<OffsetOutputIt>;
-  // keys as the sort stores them (int keys on CPU systems: sign bit flipped, see dpt/detail/sortable_key.hpp)
+  // keys as the sort stores them (int keys on CPU systems: sign bit flipped; −0.0 as +0.0: see
+  // dpt/detail/sortable_key.hpp)
   using sort_key = detail::sortable_key<::cuda::std::iter_value_t<KeyIt>, DerivedPolicy>;
   const auto n = static_cast<std::ptrdiff_t>(thrust::distance(keys_first, keys_last));
 

@@ -99,8 +99,10 @@ template <class DerivedPolicy, class InputIt, class BinIndex, class SlotIt>
 void count_by_find_starts(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, InputIt first,
                           std::ptrdiff_t n, BinIndex bin_of, int slot_count, SlotIt slots) {
   const auto ids = sorted_bin_ids(exec, first, n, bin_of);
-  // starts[s] = where slot s begins in the sorted ids; starts[slot_count] = n closes the last slot
-  temporary_array<std::ptrdiff_t, DerivedPolicy> starts(exec, slot_count + 1);
+  // starts[s] = where slot s begins in the sorted ids; starts[slot_count] = n closes the last slot (counted in
+  // ptrdiff_t: slot_count may be INT_MAX)
+  const std::ptrdiff_t start_count = std::ptrdiff_t{slot_count} + 1;
+  temporary_array<std::ptrdiff_t, DerivedPolicy> starts(exec, start_count);
   thrust::fill(exec, starts.begin(), starts.end(), static_cast<std::ptrdiff_t>(n));
   // find starts: the first position of each run of equal ids is where that bin starts
   const auto positions = thrust::make_counting_iterator<std::ptrdiff_t>(0);
@@ -108,7 +110,7 @@ void count_by_find_starts(const thrust::detail::execution_policy_base<DerivedPol
   thrust::scatter_if(exec, positions, positions + n, ids.begin(), heads, starts.begin());
   // fill empty starts: a reverse min-scan gives every empty bin the start of the next non-empty bin
   const auto reversed = thrust::make_reverse_iterator(starts.end());
-  dpt::inclusive_scan(exec, reversed, reversed + (slot_count + 1), reversed, ::cuda::minimum<>{});
+  dpt::inclusive_scan(exec, reversed, reversed + start_count, reversed, ::cuda::minimum<>{});
   // bin sizes: differences of adjacent starts (0 for an empty bin)
   thrust::transform(exec, starts.begin() + 1, starts.end(), starts.begin(), slots, size_from_starts{});
 }

@@ -33,7 +33,10 @@
 #include <cuda/functional>
 #include <cuda/std/functional>
 #include <cuda/std/iterator>
+#include <cuda/std/limits>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <thrust/fill.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/discard_iterator.h>
@@ -61,7 +64,8 @@ namespace dpt {
 // row_offsets has rows + 1 entries, starts at 0, never decreases and ends at nnz; column_indices and values
 // have nnz entries each, columns in 0 .. cols − 1. The offset and column types are integers of any width
 // (int32 is enough for up to 2^31 − 1 non-zeros and halves the index traffic of int64); the column index type
-// must also hold every row number, since dpt::spmv on CUDA and CPP stores row ids in it.
+// must also hold the number of rows, since dpt::spmv on CUDA and CPP counts row ids in it (a
+// std::invalid_argument there otherwise).
 template <class OffsetIt, class IndexIt, class ValueIt>
 struct csr_view {
   OffsetIt row_offsets;
@@ -137,6 +141,12 @@ OutputIt spmv_by_row_ids(const thrust::detail::execution_policy_base<DerivedPoli
   using index_type = ::cuda::std::iter_value_t<IndexIt>;
   using result_type = ::cuda::std::iter_value_t<OutputIt>;
   if (A.rows == 0) return y;
+  // the row ids are stored in the column index type, and counted in it up to rows: past its range they would wrap
+  if (static_cast<std::uintmax_t>(A.rows) >
+      static_cast<std::uintmax_t>(::cuda::std::numeric_limits<index_type>::max())) {
+    throw std::invalid_argument("spmv: " + std::to_string(A.rows) +
+                                " rows are more than the column index type can count (it holds the row ids)");
+  }
   if (A.nnz == 0) {
     // no entries at all: every row is empty
     thrust::fill_n(exec, y, A.rows, result_type(0));

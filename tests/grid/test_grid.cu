@@ -534,6 +534,21 @@ TEST_CASE("bad grids and radii are rejected before any work", "[grid][errors]" D
     CHECK_THROWS_WITH(run_build_grid(wide_f, dpt::test::random_particles<3, float>(5, 1)),
                       Catch::Contains("along z overflows float"));
   }
+  SECTION("more cells along an axis than float counts exactly") {
+    // past 2^24, cells − 1 rounds to cells in float: the upper edge would land in a cell past the grid
+    host_particles<2, float> edges;
+    edges.axis[0] = {1.0f, 0.0f};
+    edges.axis[1] = {0.5f, 1.0f};
+    const int too_many = GENERATE((1 << 24) + 1, (1 << 24) + 4);
+    const dpt::uniform_grid<2, float> fine{{0, 0}, {1, 1}, {1, too_many}};
+    CHECK_THROWS_WITH(run_build_grid(fine, edges),
+                      Catch::Contains(std::to_string(too_many) + " cells along y are more than float counts exactly "
+                                                                 "(at most 16777216)"));
+    // 2^24 cells: every cell index is exact, and the upper edge is in the last cell
+    const dpt::uniform_grid<2, float> finest{{0, 0}, {1, 1}, {1 << 24, 1}};
+    const auto built = run_build_grid(finest, edges);
+    CHECK(built.sorted_cells == std::vector<std::uint32_t>{0, (1u << 24) - 1});
+  }
   SECTION("more cells than the cell id type can number") {
     const auto huge = dpt::test::unit_grid<3, double>({2000, 2000, 2000});
     const dpt::test::device_particles<3, double> d(dpt::test::random_particles<3, double>(3, 1));

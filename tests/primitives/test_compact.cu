@@ -114,6 +114,46 @@ struct odd_value {
 
 }  // namespace
 
+namespace {
+
+// An element of 16 KiB: a block's buffer of 528 of them (8.6 MiB) would overflow a thread's stack.
+struct large_element {
+  int key;
+  double payload[2047];
+};
+
+struct odd_key {
+  DPT_HOST_DEVICE bool operator()(const large_element& x) const { return x.key % 2 != 0; }
+};
+
+}  // namespace
+
+TEST_CASE("compact keeps elements too large to buffer on a thread's stack", "[primitives][compact]" DPT_BACKEND_TAG) {
+  const std::size_t n = GENERATE(1u, 10u, 1009u);  // one core, then several
+  CAPTURE(n);
+  const auto keys = dpt::test::random_values<int>(n, 71 + n, -1000, 1000);
+  thrust::host_vector<large_element> data(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    data[i].key = keys[i];
+    data[i].payload[0] = data[i].payload[2046] = static_cast<double>(i);
+  }
+  const thrust::device_vector<large_element> d_data = data;
+  thrust::device_vector<large_element> d_out(n);
+  const auto end = dpt::compact(thrust::device, d_data.begin(), d_data.end(), d_out.begin(), odd_key{});
+  std::vector<std::size_t> expected;  // positions of the kept elements
+  for (std::size_t i = 0; i < n; ++i) {
+    if (keys[i] % 2 != 0) expected.push_back(i);
+  }
+  REQUIRE(end - d_out.begin() == static_cast<std::ptrdiff_t>(expected.size()));
+  const thrust::host_vector<large_element> got(d_out.begin(), end);
+  for (std::size_t j = 0; j < expected.size(); ++j) {
+    CAPTURE(j);
+    REQUIRE(got[j].key == keys[expected[j]]);
+    REQUIRE(got[j].payload[0] == static_cast<double>(expected[j]));
+    REQUIRE(got[j].payload[2046] == static_cast<double>(expected[j]));
+  }
+}
+
 TEST_CASE("the sliced CPU compaction is right for every slice length, round count and walk",
           "[primitives][compact]" DPT_BACKEND_TAG) {
   const std::size_t n = GENERATE(0u, 1u, 2u, 3u, 31u, 97u, 1009u, 65537u);

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -118,4 +119,34 @@ TEMPLATE_TEST_CASE("group_by_key orders negative keys of other signed types",
   const auto expected = reference_groups(keys, values);
   if (n > 2) REQUIRE(expected.begin()->first < 0);
   CHECK(run_group_by_key(keys, values) == expected);
+}
+
+// −0.0 == +0.0, so they are one key; a radix sort by bits would put every −0.0 before every +0.0 and interleave
+// the group's values (dpt/detail/sortable_key.hpp). The group's key is written +0.0.
+TEMPLATE_TEST_CASE("group_by_key takes -0.0 and +0.0 as one key and keeps its values in input order",
+                   "[primitives][group_by_key]" DPT_BACKEND_TAG, float, double) {
+  const auto zero_group_key = [](const std::map<TestType, std::vector<int>>& groups) {
+    const auto zero = groups.find(TestType(0));
+    REQUIRE(zero != groups.end());
+    return zero->first;
+  };
+  SECTION("the worked example") {
+    const std::vector<TestType> keys{0.0, -0.0, 0.0, -0.0};
+    const auto groups = run_group_by_key(keys, {1, 2, 3, 4});
+    CHECK(groups == std::map<TestType, std::vector<int>>{{TestType(0), {1, 2, 3, 4}}});
+    CHECK_FALSE(std::signbit(zero_group_key(groups)));
+  }
+  SECTION("zeros of both signs among other keys") {
+    const std::size_t n = GENERATE(2u, 1009u, 100003u);
+    CAPTURE(n);
+    const TestType choices[] = {TestType(-0.0), TestType(0.0), TestType(-1.5), TestType(2.5)};
+    std::vector<TestType> keys;
+    for (const int c : dpt::test::random_values<int>(n, 91 + n, 0, 3)) keys.push_back(choices[c]);
+    keys[0] = TestType(-0.0);  // the zero group's first key is negative: the reference writes −0.0
+    std::vector<int> values(n);
+    for (std::size_t i = 0; i < n; ++i) values[i] = static_cast<int>(i);
+    const auto groups = run_group_by_key(keys, values);
+    CHECK(groups == reference_groups(keys, values));
+    CHECK_FALSE(std::signbit(zero_group_key(groups)));
+  }
 }

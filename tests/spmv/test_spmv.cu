@@ -6,8 +6,10 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <thrust/count.h>
 #include <thrust/device_vector.h>
 #include <thrust/host_vector.h>
+#include <thrust/sequence.h>
 #include <utility>
 #include <vector>
 
@@ -181,6 +183,27 @@ TEMPLATE_TEST_CASE("spmv computes the lecture's example", "[spmv]" DPT_BACKEND_T
   CHECK(y.lecture == std::vector<double>{6, 4, 12, 54});
   CHECK(y.composition == std::vector<double>{6, 4, 12, 54});
   CHECK(y.row_per_thread == std::vector<double>{6, 4, 12, 54});
+}
+
+TEST_CASE("the row-id composition refuses more rows than its column index type can count", "[spmv]" DPT_BACKEND_TAG) {
+  // one entry, 2, in column 0 of every row; short columns count up to 32767 rows
+  const std::ptrdiff_t rows = GENERATE(32767, 32768);
+  CAPTURE(rows);
+  thrust::device_vector<std::int32_t> offsets(rows + 1);
+  thrust::sequence(offsets.begin(), offsets.end());
+  const thrust::device_vector<short> columns(rows, 0);
+  const thrust::device_vector<double> values(rows, 2.0), x(1, 3.0);
+  thrust::device_vector<double> y(rows, -1.0);
+  const auto A = dpt::make_csr_view(offsets.begin(), columns.begin(), values.begin(), rows, 1, rows);
+  const auto compose = [&] { dpt::detail::spmv_by_row_ids(thrust::device, A, x.begin(), y.begin()); };
+  if (rows == 32767) {
+    compose();
+    CHECK(thrust::count(y.begin(), y.end(), 6.0) == rows);
+  } else {
+    CHECK_THROWS_WITH(compose(),
+                      "spmv: 32768 rows are more than the column index type can count (it holds the "
+                      "row ids)");
+  }
 }
 
 TEMPLATE_TEST_CASE("spmv matches the sequential reference on random matrices", "[spmv]" DPT_BACKEND_TAG,

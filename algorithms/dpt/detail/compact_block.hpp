@@ -39,10 +39,16 @@ inline constexpr std::ptrdiff_t compact_slack = 16;
 template <class InputIt>
 using element_t = ::cuda::std::iter_value_t<InputIt>;
 
+// The largest element gathered in a buffer: a block's buffer lives on the stack (compact_block_length +
+// compact_slack elements, and half a block more in compact_two_lanes), where 528 elements of 16 KiB would
+// overflow a thread's stack; larger elements are written straight to the output instead.
+inline constexpr std::size_t max_buffered_element_bytes = 64;
+
 // Whether kept elements can be gathered in a buffer.
 template <class InputIt>
 inline constexpr bool can_buffer_kept_v =
-    std::is_default_constructible_v<element_t<InputIt>>&& std::is_copy_assignable_v<element_t<InputIt>>;
+    std::is_default_constructible_v<element_t<InputIt>>&& std::is_copy_assignable_v<element_t<InputIt>> &&
+    sizeof(element_t<InputIt>) <= max_buffered_element_bytes;
 
 // Writes the kept elements among in[first, last) to kept[0, count), in order, and returns count; kept has
 // room for last − first + compact_slack elements.

@@ -8,7 +8,14 @@
 // Flipping the sign bit maps int onto unsigned int in the same order (−5 → 0x7ffffffb, −1 → 0x7fffffff,
 // 3 → 0x80000003), and unsigned keys sort right, so an algorithm that sorts caller-given int keys on a CPU
 // system sorts their flipped images and flips them back on the way out. CUDA's sort (CUB's radix sort) and the
-// other key types are left alone.
+// other integer key types are left alone.
+//
+// Radix sorts order floating-point keys by their bits, so −0.0 sorts before +0.0 though the two compare equal:
+// a stable sort by key then interleaves their values, and a grouping by == (unique_by_key) finds one group whose
+// values are out of input order. CUB's radix sort treats the two zeros as one key; CCCL's CPU sort does not.
+// Floating-point keys are stored with −0.0 folded into +0.0, on every system, so equal keys sort as one.
+//
+//   group_by_key(keys [0.0, −0.0, 0.0, −0.0], values [1, 2, 3, 4]) → one group, keyed +0.0: [1, 2, 3, 4]
 #pragma once
 
 #include <thrust/system/cpp/detail/execution_policy.h>
@@ -23,9 +30,17 @@ template <class DerivedPolicy>
 inline constexpr bool is_cpu_policy_v =
     std::is_base_of_v<thrust::system::cpp::detail::execution_policy<DerivedPolicy>, DerivedPolicy>;
 
+enum class key_encoding { as_is, flip_sign_bit, fold_negative_zero };
+
+template <class Key, class DerivedPolicy>
+inline constexpr key_encoding key_encoding_v =
+    std::is_same_v<Key, int>&& is_cpu_policy_v<DerivedPolicy> ? key_encoding::flip_sign_bit
+    : std::is_floating_point_v<Key>                           ? key_encoding::fold_negative_zero
+                                                              : key_encoding::as_is;
+
 // How a Key is stored while `DerivedPolicy` sorts it: `type`, with `encode` on the way in and `decode` on the
-// way out (both keep the order).
-template <class Key, class DerivedPolicy, bool Flip = std::is_same_v<Key, int>&& is_cpu_policy_v<DerivedPolicy>>
+// way out (both keep the order, and keys that compare equal are stored alike).
+template <class Key, class DerivedPolicy, key_encoding Encoding = key_encoding_v<Key, DerivedPolicy>>
 struct sortable_key {
   using type = Key;
   struct encode {
@@ -34,8 +49,19 @@ struct sortable_key {
   using decode = encode;
 };
 
+template <class Key, class DerivedPolicy>
+struct sortable_key<Key, DerivedPolicy, key_encoding::fold_negative_zero> {
+  using type = Key;
+  struct encode {
+    DPT_HOST_DEVICE Key operator()(Key key) const { return key == Key(0) ? Key(0) : key; }  // −0.0 → +0.0
+  };
+  struct decode {
+    DPT_HOST_DEVICE Key operator()(Key key) const { return key; }
+  };
+};
+
 template <class DerivedPolicy>
-struct sortable_key<int, DerivedPolicy, true> {
+struct sortable_key<int, DerivedPolicy, key_encoding::flip_sign_bit> {
   using type = unsigned int;
   static constexpr unsigned int sign_bit = 0x80000000u;
   struct encode {
