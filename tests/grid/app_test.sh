@@ -20,6 +20,9 @@ outputs=(--cells-out "$work/same.txt" --neighbors-out "$work/same.txt")
 expect_bad "two outputs naming one file" "same.txt: the same file as another output of this run" \
   --input "$data/seven.csv" --dims 4x4 --radius 0.5
 outputs=("${saved_outputs[@]}")
+expect_bad "more cells along an axis than float counts exactly" \
+  "grid: 16777217 cells along x are more than float counts exactly (at most 16777216)" \
+  --generate uniform --n 10 --dims 16777217x1 --precision float --radius 1e-8
 expect_bad "NaN coordinate" "nan.csv:3: particle 1 at (nan, 1) is not finite" \
   --input "$data/nan.csv" --dims 4x4 --domain 0,0:4,4 --radius 1
 expect_bad "infinite coordinate" "inf.csv:4: particle 1 at (1, inf) is not finite" \
