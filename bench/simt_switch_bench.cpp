@@ -43,8 +43,8 @@ void BM_simt_syncwarp_switches_random(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(BM_simt_nanosleep_switches)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_simt_syncwarp_switches_forward)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_simt_syncwarp_switches_random)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_simt_nanosleep_switches)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_simt_syncwarp_switches_forward)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_simt_syncwarp_switches_random)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 BENCHMARK_MAIN();

@@ -2,16 +2,21 @@
 # How scripts/run-bench keeps benchmark results: source it, don't run it (tests/scripts/bench_results_test.sh
 # tests it with a stand-in benchmark).
 
-# Writes COMMAND into the results file FILE's context (dpt_command, which bench/plot quotes); a file cut short
-# by a failure is left as it is. (Google Benchmark's --benchmark_context cannot carry an '=' or ','.)
+# Writes COMMAND into the results file FILE's context (dpt_command, which bench/plot quotes), and the environment
+# the benchmark ran in (dpt_environment: OMP_WAIT_POLICY and the niceness, which bench/plot states); a file cut
+# short by a failure is left as it is. (Google Benchmark's --benchmark_context cannot carry an '=' or ','.)
 dpt_record_command() {  # dpt_record_command FILE COMMAND
   [[ -f $1 ]] || return 0
   python3 - "$1" "$2" <<'PYTHON' 2>/dev/null || true
-import json, sys
+import json, os, sys
 path, command = sys.argv[1], sys.argv[2]
 with open(path) as f:
     results = json.load(f)
-results.setdefault("context", {})["dpt_command"] = command
+context = results.setdefault("context", {})
+context["dpt_command"] = command
+policy = os.environ.get("OMP_WAIT_POLICY")
+context["dpt_environment"] = ", ".join([f"OMP_WAIT_POLICY={policy}" if policy else "OMP_WAIT_POLICY not set"]
+                                       + ([f"niceness {os.nice(0)}"] if os.nice(0) else []))
 with open(path, "w") as f:
     json.dump(results, f, indent=2)
 PYTHON

@@ -13,12 +13,13 @@
 // range=(lo, hi)) and dpt::histogram give the same counts, including values that lie on an edge. Values below
 // lo, above hi, or NaN are not counted in a bin; the result says how many of each there were.
 //
-// Every method below gives identical counts; they differ in how they get there (DESIGN.md, "histogram"):
+// Every method below gives identical counts; they differ in how they get there:
 //   sort           map + sort + find starts + sizes from the starts, the lecture's recipe
 //   upper_bound    map + sort + a binary search for where each bin ends + adjacent differences (dense bins)
 //   reduce_by_key  map + sort + one count per run of equal ids, scattered into the bins (sparse bins)
 //   atomic         one atomic increment per value into the shared histogram
-//   privatized     atomics into a private histogram per CUDA block (per chunk of the input on CPUs), merged
+//   privatized     atomics into a private histogram per CUDA block (on CPUs, plain increments into a private
+//                  histogram per chunk of the input), merged
 //                  (on CUDA, K + 3 counters must fit in a block's shared memory, else it counts like atomic)
 //   cub            cub::DeviceHistogram::HistogramEven (CUDA device system only)
 #pragma once

@@ -204,10 +204,18 @@ int run(const options& opt) {
               opt.exclusive ? "exclusive" : "inclusive", static_cast<long long>(n), opt.type.c_str(),
               opt.input.empty() ? ("seed " + std::to_string(opt.seed)).c_str() : opt.input.c_str(),
               dpt::device_system_name());
-  if (!on_gpu)
-    std::printf(
-        "note: lecture, shfl, blelloch and single-pass ran on the host SIMT runner (one fiber per CUDA\n"
-        "      thread on one core): their times measure the emulation, not a GPU.\n");
+  if (!on_gpu) {
+    std::string emulated;  // the hand-written kernels among the chosen implementations
+    for (const auto& impl : opt.impls) {
+      if (impl != "thrust" && impl != "cub") emulated += (emulated.empty() ? "" : ", ") + impl;
+    }
+    if (!emulated.empty()) {
+      std::printf(
+          "note: %s ran on the host SIMT runner (one fiber per CUDA thread on one core):\n"
+          "      their times measure the emulation, not a GPU.\n",
+          emulated.c_str());
+    }
+  }
   std::printf("%-12s %12s %10s%s\n", "impl", "time [ms]", "GB/s", opt.check ? "   check" : "");
 
   bool all_ok = true;

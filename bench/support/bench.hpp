@@ -65,10 +65,13 @@ std::vector<std::int64_t> sizes(int cap_log2 = 40);
 // Defined by each bench executable: registers its family's benchmarks (after the copy baseline).
 void register_benchmarks();
 
-// Bandwidth (effective bytes per second: n ints read, n written) of the device copy that moved closest to `bytes`,
-// measured earlier in this run; 0 when no copy ran (filtered out).
+// Bandwidth (effective bytes per second: n ints read, n written) of the device copy at `bytes`, measured earlier
+// in this run: between two of the copy's sizes, a straight line in log(bytes), log(bytes/s); 0 outside the sizes
+// the copy ran at (a copy of another size is another bound: in cache, or mostly start-up cost) or when no copy ran
+// (filtered out). bench/plot works out the same fraction from the JSON.
 double copy_bandwidth(double bytes);
-void record_copy_bandwidth(double bytes, double bytes_per_second);
+// Records one call of the copy benchmark; only the calls Google Benchmark reports (the most iterations) count.
+void record_copy_bandwidth(double bytes, benchmark::IterationCount iterations, double bytes_per_second);
 
 // Registers `fn(state)` as `name/arg`, timed manually (every benchmark reports the time that timed_loop measured).
 template <class Fn>
@@ -261,7 +264,7 @@ class paired_copy {
 };
 
 // items/s and bytes/s (per iteration: `items` processed, `bytes` the effective bytes), and copy_fraction: this
-// benchmark's bytes/s over the copy's at the closest size, measured in the same run; with `paired`, also
+// benchmark's bytes/s over the copy's at the same bytes (copy_bandwidth), where there is one; with `paired`, also
 // paired_copy_fraction (see paired_copy).
 void report(benchmark::State& state, double total_seconds, double items, double bytes,
             const paired_copy* paired = nullptr);

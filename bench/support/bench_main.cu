@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <thrust/copy.h>
 #include <thrust/device_vector.h>
@@ -32,7 +33,15 @@ namespace dpt::bench {
 namespace {
 
 options the_options;
-std::map<double, std::vector<double>> copy_bandwidths;  // bytes moved → bytes/s of each repetition
+
+// What one call of the copy benchmark measured. Google Benchmark calls a benchmark with growing iteration counts
+// until one call runs long enough, and reports only that call (and, with --benchmark_repetitions, further calls
+// with the same count): the trial calls before it, the ones with fewer iterations, are not the baseline.
+struct copy_measurement {
+  benchmark::IterationCount iterations;
+  double bytes_per_second;
+};
+std::map<double, std::vector<copy_measurement>> copy_measurements;  // bytes moved → every call at that size
 
 bool parse_int_flag(const char* arg, const char* name, int& value) {
   const auto length = std::strlen(name);
@@ -47,24 +56,37 @@ bool parse_int_flag(const char* arg, const char* name, int& value) {
   return true;
 }
 
+// Runs a copy of `source` (all ones) once into a poisoned `destination` and checks every element arrived (a share
+// left out keeps the poison): a copy that skips work must not set the bound.
+template <class Vector, class Copy>
+bool copy_checked(benchmark::State& state, const Vector& source, Vector& destination, Copy& copy) {
+  const auto all_ones = [&] {
+    return equals_sequence(destination, static_cast<std::int64_t>(source.size()), [](std::int64_t) { return 1; });
+  };
+  return checked_output(state, destination, copy, all_ones, "wrong copy");
+}
+
 void register_copy_benchmarks() {
   for (const auto n : sizes()) {
     const double bytes = 2.0 * sizeof(int) * n;  // read n ints, write n ints
     add("copy/thrust_device", n, [n, bytes](benchmark::State& state) {
       thrust::device_vector<int> source(n, 1), destination(n);
-      const double seconds = timed_loop(state, where::device, [&] {
-        // the bandwidth bound: every element read once and written once
-        thrust::copy(thrust::device, source.begin(), source.end(), destination.begin());
-      });
-      record_copy_bandwidth(bytes, bytes * state.iterations() / seconds);
+      // the bandwidth bound: every element read once and written once
+      const auto copy = [&] { thrust::copy(thrust::device, source.begin(), source.end(), destination.begin()); };
+      if (!copy_checked(state, source, destination, copy)) return;
+      const double seconds = timed_loop(state, where::device, copy);
+      record_copy_bandwidth(bytes, state.iterations(), bytes * state.iterations() / seconds);
       report(state, seconds, n, bytes);
+      state.counters.erase("copy_fraction");  // the baseline's fraction of itself, half measured, says nothing
     });
     add("copy/host_memcpy", n, [n, bytes](benchmark::State& state) {
       std::vector<int> source(n, 1), destination(n);
-      const double seconds = timed_loop(state, where::host, [&] {
+      const auto copy = [&] {
         std::memcpy(destination.data(), source.data(), n * sizeof(int));
         benchmark::DoNotOptimize(destination.data());
-      });
+      };
+      if (!copy_checked(state, source, destination, copy)) return;
+      const double seconds = timed_loop(state, where::host, copy);
       report(state, seconds, n, bytes);
     });
 #if !DPT_BENCH_GPU && DPT_HAVE_STREAMING_STORES
@@ -86,8 +108,9 @@ void register_copy_benchmarks() {
         });
       };
       const auto first = thrust::counting_iterator<std::int64_t>(0);
-      const double seconds = timed_loop(state, where::device,
-                                        [&] { thrust::for_each(thrust::device, first, first + shares, copy_share); });
+      const auto copy = [&] { thrust::for_each(thrust::device, first, first + shares, copy_share); };
+      if (!copy_checked(state, source, destination, copy)) return;
+      const double seconds = timed_loop(state, where::device, copy);
       report(state, seconds, n, bytes);
     });
 #endif
@@ -109,28 +132,34 @@ std::vector<std::int64_t> sizes(int cap_log2) {
   return result;
 }
 
-void record_copy_bandwidth(double bytes, double bytes_per_second) {
-  copy_bandwidths[bytes].push_back(bytes_per_second);
+void record_copy_bandwidth(double bytes, benchmark::IterationCount iterations, double bytes_per_second) {
+  copy_measurements[bytes].push_back({iterations, bytes_per_second});
 }
 
-// The median over the copy's repetitions (--benchmark_repetitions), so that one lucky or unlucky copy does not
-// move every fraction.
-double median(std::vector<double> values) {
+// The copy's bandwidth at one size: the median over its reported calls, those with the most iterations (one per
+// repetition), so that one lucky or unlucky copy does not move every fraction.
+double reported_bandwidth(const std::vector<copy_measurement>& calls) {
+  benchmark::IterationCount most = 0;
+  for (const auto& call : calls) most = std::max(most, call.iterations);
+  std::vector<double> values;
+  for (const auto& call : calls) {
+    if (call.iterations == most) values.push_back(call.bytes_per_second);
+  }
   std::sort(values.begin(), values.end());
   const auto n = values.size();
   return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
 double copy_bandwidth(double bytes) {
-  double best = 0, best_distance = 0;
-  for (const auto& [copy_bytes, bandwidths] : copy_bandwidths) {
-    const double distance = std::abs(std::log2(copy_bytes) - std::log2(bytes));
-    if (best == 0 || distance < best_distance) {
-      best = median(bandwidths);
-      best_distance = distance;
-    }
-  }
-  return best;
+  // between the two copy sizes around `bytes`, a straight line in log(bytes), log(bytes/s); none outside them
+  const auto above = copy_measurements.lower_bound(bytes);
+  if (above == copy_measurements.end()) return 0;
+  if (above->first == bytes) return reported_bandwidth(above->second);
+  if (above == copy_measurements.begin()) return 0;
+  const auto below = std::prev(above);
+  const double t = std::log(bytes / below->first) / std::log(above->first / below->first);
+  const double low = reported_bandwidth(below->second), high = reported_bandwidth(above->second);
+  return std::exp((1 - t) * std::log(low) + t * std::log(high));
 }
 
 void report(benchmark::State& state, double total_seconds, double items, double bytes, const paired_copy* paired) {

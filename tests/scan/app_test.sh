@@ -56,6 +56,14 @@ expect_prefix "an empty raw file" "" --input "$work/empty.f64" --check
 # generated values: every implementation agrees with the sequential scan
 "$app" --n 3000 --seed 5 --type f32 --check >"$work/stdout" 2>&1 || fail "generated f32: exit status $?"
 "$app" --n 3000 --seed 5 --exclusive --check >"$work/stdout" 2>&1 || fail "generated i32: exit status $?"
+# CPU builds say which of the chosen implementations ran on the SIMT runner, and only those
+if [[ $build == cpu ]]; then
+  "$app" --n 10 --impl thrust >"$work/stdout" 2>&1 || fail "thrust only: exit status $?"
+  ! grep -q "SIMT runner" "$work/stdout" || fail "thrust only: the note names the SIMT runner: $(cat "$work/stdout")"
+  "$app" --n 10 --impl shfl >"$work/stdout" 2>&1 || fail "shfl only: exit status $?"
+  grep -q "^note: shfl ran on the host SIMT runner" "$work/stdout" ||
+    fail "shfl only: no note naming shfl alone: $(cat "$work/stdout")"
+fi
 
 # Raw little-endian files, typed by their names (numpy's tofile): the same values as ints.txt and floats.txt.
 raw() {  # raw FORMAT FILE VALUES...: the values in struct's little-endian FORMAT (i, q: integers; f, d: floats)

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """What bench/plot writes into docs/benchmarks.md, from made-up Google Benchmark results whose answers are known:
 the CPU target table (judged on the paired copy, falling back to the run's copy, with the fraction of the run's
-streaming copy beside it) and the machine lines (one per machine, even when two VMs share a host name).
+streaming copy beside it), the machine lines (one per machine, even when two VMs share a host name), the fraction
+of copy (worked out from each file's own copy at the same bytes, never from the JSON's counter; none outside the
+copy's sizes), variants ranked by median time across processes, the lecture's predictions with their verdicts,
+the environment line and the reader's target.
 
     tests/scripts/bench_plot_test.py
 """
@@ -24,12 +27,23 @@ def context(system, l2_kib, date):
                        {"type": "Unified", "level": 2, "size": l2_kib * 1024, "num_sharing": 1}]}
 
 
-def bench(name, gb_per_second, copy_fraction, paired=None):
-    b = {"name": f"{name}/{N}/manual_time", "run_type": "iteration", "real_time": 1000.0, "time_unit": "us",
-         "bytes_per_second": gb_per_second * 1e9, "items_per_second": 1e9, "copy_fraction": copy_fraction}
+def bench(name, gb_per_second, copy_fraction=None, paired=None, n=N, bytes_moved=None):
+    """One result of `name`/n moving `bytes_moved` (8n by default) at that rate; copy_fraction is the counter
+    the executable wrote, which bench/plot must not read."""
+    bytes_moved = 8.0 * n if bytes_moved is None else bytes_moved
+    b = {"name": f"{name}/{n}/manual_time", "run_type": "iteration", "time_unit": "us",
+         "real_time": bytes_moved / (gb_per_second * 1e9) * 1e6, "bytes_per_second": gb_per_second * 1e9,
+         "items_per_second": 1e9}
+    if copy_fraction is not None:
+        b["copy_fraction"] = copy_fraction
     if paired is not None:
         b["paired_copy_fraction"] = paired
     return b
+
+
+def line_with(text, *parts):
+    """The first line of `text` holding every one of `parts`, or None."""
+    return next((l for l in text.splitlines() if all(p in l for p in parts)), None)
 
 
 def write(path, ctx, benchmarks):
@@ -78,7 +92,8 @@ with tempfile.TemporaryDirectory() as work:
     ])
     # another omp family, run on the same machine
     omp_sort = os.path.join(work, "omp-sort.1.json.gz")
-    write(omp_sort, context("omp", 2048, "2026-12-02T07:20:00+00:00"), [bench("sort/thrust", 1, 0.05)])
+    write(omp_sort, context("omp", 2048, "2026-12-02T07:20:00+00:00"),
+          [bench("copy/thrust_device", 20), bench("sort/thrust", 1, 0.05)])
 
     text = plot([omp_scan, tbb_scan, omp_sort])
     expect(text, "| omp | dpt::inclusive_scan | 0.90 | 1.20 | 0.80 | met |",
@@ -90,7 +105,8 @@ with tempfile.TemporaryDirectory() as work:
     expect_count(text, "- omp: 2 CPUs", 1, "two families run on one machine share its line")
 
     # the sort rerun on another VM of the same name (a larger L2): a line of its own, with its own caches
-    write(omp_sort, context("omp", 4096, "2026-12-02T08:00:00+00:00"), [bench("sort/thrust", 1, 0.05)])
+    write(omp_sort, context("omp", 4096, "2026-12-02T08:00:00+00:00"),
+          [bench("copy/thrust_device", 20), bench("sort/thrust", 1, 0.05)])
     text = plot([omp_scan, tbb_scan, omp_sort])
     expect_count(text, "- omp: 2 CPUs", 2, "results from two machines named alike get a line each")
     machines = [l for l in text.splitlines() if l.startswith("- omp: 2 CPUs")]
@@ -98,6 +114,76 @@ with tempfile.TemporaryDirectory() as work:
         failures.append(f"the first machine's line does not hold just its scan run: {machines}")
     if not any("L2 4096 KiB" in l and "sort 2026-12-02 08:00" in l and "scan" not in l for l in machines):
         failures.append(f"the second machine's line does not hold just its sort run: {machines}")
+
+with tempfile.TemporaryDirectory() as work:
+    # One process: copies of 2^20 and 2^22 int32 (8 and 32 MiB) at 40 and 10 GB/s. A grid moving 16 MiB at 10 GB/s
+    # lies halfway between them in log(bytes): its baseline is 20 GB/s (straight line in log–log), its fraction 0.5.
+    # One moving 64 MiB (above the largest copy) and one moving 4 MiB (below the smallest) have none. The counters
+    # the executable wrote (copy_fraction 9) are wrong on purpose.
+    mib = 1 << 20
+    one = os.path.join(work, "omp-grid.1.json.gz")
+    ctx = context("omp", 2048, "2026-12-02T09:00:00+00:00")
+    ctx["dpt_environment"] = "OMP_WAIT_POLICY=passive"
+    write(one, ctx, [
+        bench("copy/thrust_device", 40, 9, n=1 << 20), bench("copy/thrust_device", 10, 9, n=1 << 22),
+        bench("grid/5_sort/mid", 10, 9, n=1 << 20, bytes_moved=16 * mib),
+        bench("grid/5_sort/large", 10, 9, n=1 << 20, bytes_moved=64 * mib),
+        bench("grid/5_sort/small", 10, 9, n=1 << 20, bytes_moved=4 * mib),
+    ])
+    text = plot([one])
+    row = line_with(text, "| omp | 5_sort | mid |")
+    if not row or not row.endswith("| 0.500 |"):
+        failures.append(f"between two copy sizes the baseline is interpolated in log–log (0.500): {row}")
+    for case in ("large", "small"):
+        row = line_with(text, f"| omp | 5_sort | {case} |")
+        if not row or not row.endswith("| — |"):
+            failures.append(f"outside the copy's sizes ({case}) there is no fraction of copy: {row}")
+    expect(text, "- environment of the runs: OMP_WAIT_POLICY=passive", "the environment comes from the results")
+
+    # Three processes of one run, copies of 2^20 int32 at 10, 20 and 40 GB/s. row_per_thread took 4, 2 and 1 ms
+    # (median 2), flat 1, 2.5 and 1.5 ms (median 1.5): flat is faster and is listed first. Each process's own
+    # fraction is B/(time·copy): row_per_thread's are all B/40, flat's B/10, B/50 and B/60, so medians of
+    # per-process fractions (B/40 against B/50) would rank them the other way round. The fraction shown is the
+    # median bytes/s over the median copy: B / 1.5 ms / 20 GB/s.
+    runs = []
+    for p, (copy_gbps, row_ms, flat_ms) in enumerate([(10, 4, 1), (20, 2, 2.5), (40, 1, 1.5)], start=1):
+        path = os.path.join(work, f"tbb-spmv.{p}.json.gz")
+        n = 1 << 20
+        moved = 8.0 * n
+        write(path, context("tbb", 2048, f"2026-12-02T10:0{p}:00+00:00"), [
+            bench("copy/thrust_device", copy_gbps, n=n),
+            bench("spmv/dpt_row_per_thread/powerlaw_1M", moved / (row_ms * 1e-3) / 1e9, n=n),
+            bench("spmv/dpt_flat/powerlaw_1M", moved / (flat_ms * 1e-3) / 1e9, n=n),
+        ])
+        runs.append(path)
+    text = plot(runs)
+    summary = line_with(text, "- **tbb** powerlaw_1M")
+    if not summary or not summary.index("dpt_flat") < summary.index("dpt_row_per_thread"):
+        failures.append(f"variants are listed by median time, fastest first: {summary}")
+    flat = line_with(text, "| tbb | dpt_flat | powerlaw_1M |")
+    expected_fraction = f"{8.0 * (1 << 20) / 1.5e-3 / 20e9:.3f}"
+    if not flat or not flat.endswith(f"| {expected_fraction} |"):
+        failures.append(f"the fraction is median bytes/s over the median copy ({expected_fraction}): {flat}")
+    expect(text, "- Prediction: one task per row is slower than the flat form on a power-law matrix. tbb **held** "
+           "(dpt_row_per_thread took 1.33× the time of dpt_flat on powerlaw_1M).",
+           "a prediction the medians bear out is stated as held")
+
+    # The same prediction, borne out nowhere: one task per row faster. And the reader's MB/s target.
+    path = os.path.join(work, "omp-spmv.1.json.gz")
+    write(path, context("omp", 2048, "2026-12-02T11:00:00+00:00"), [
+        bench("copy/thrust_device", 20, n=1 << 20),
+        bench("spmv/dpt_row_per_thread/powerlaw_8M", 8, n=1 << 20),
+        bench("spmv/dpt_flat/powerlaw_8M", 4, n=1 << 20),
+        bench("read_matrix_market/big", 0.04, n=3000000, bytes_moved=3e6),
+        bench("read_matrix_market/tiny", 0.5, n=1000, bytes_moved=1e3),
+    ])
+    text = plot([path])
+    expect(text, "- Prediction: one task per row is slower than the flat form on a power-law matrix. omp **not borne "
+           "out here** (dpt_row_per_thread took 0.50× the time of dpt_flat on powerlaw_8M).",
+           "a prediction the measurement contradicts says so")
+    reader = line_with(text, "- **omp** MB of file per second")
+    if not reader or "big 40, tiny 500" not in reader or "**not met**" not in reader:
+        failures.append(f"the reader is judged on its largest file (40 MB/s < 50: not met): {reader}")
 
 for failure in failures:
     print("FAILED:", failure)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # How scripts/run-bench keeps its results (scripts/bench_results.sh), with a stand-in benchmark: a rerun replaces
 # a family's results only when every process succeeded, a failed one leaves the earlier results untouched, and
-# every results file names the command that made it.
+# every results file names the command that made it and its environment. Also what run-bench refuses up front.
 #   tests/scripts/bench_results_test.sh
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/bench_results.sh"
@@ -53,14 +53,16 @@ kept=$(ls -d "$scratch"/bench-fresh.* 2>/dev/null | head -n 1)
 
 # A rerun whose processes all succeed replaces the family's files (the stale third too) and no other family's.
 rm -rf "$work/processes" "$scratch"
-dpt_run_family "$bench" omp-fake 2 "$results" "$scratch" 1 "scripts/run-bench --docs --filter=fake" --size=4 \
-  >"$work/out" 2>&1 || fail "a good rerun failed: $(cat "$work/out")"
+OMP_WAIT_POLICY=passive dpt_run_family "$bench" omp-fake 2 "$results" "$scratch" 1 \
+  "scripts/run-bench --docs --filter=fake" --size=4 >"$work/out" 2>&1 || fail "a good rerun failed: $(cat "$work/out")"
 [[ $(cd "$results" && ls | tr '\n' ' ') == "omp-fake.1.json.gz omp-fake.2.json.gz tbb-fake.1.json.gz " ]] ||
   fail "after a good rerun the results are: $(ls "$results" | tr '\n' ' ')"
 for p in 1 2; do
   file=$results/omp-fake.$p.json.gz
   [[ $(context_of "$file" dpt_command 2>&1) == "scripts/run-bench --docs --filter=fake" ]] ||
     fail "omp-fake.$p does not name its command: $(context_of "$file" dpt_command 2>&1)"
+  [[ $(context_of "$file" dpt_environment 2>&1) == "OMP_WAIT_POLICY=passive" ]] ||
+    fail "omp-fake.$p does not record its environment: $(context_of "$file" dpt_environment 2>&1)"
   [[ $(context_of "$file" args 2>&1) == "--size=4 --benchmark_out_format=json" ]] ||
     fail "omp-fake.$p was not run with the family's arguments: $(context_of "$file" args 2>&1)"
   # gzip's header: FLG (byte 3) without FNAME (0x08), MTIME (bytes 4–7) zero
@@ -73,7 +75,7 @@ zcat "$results/tbb-fake.1.json.gz" | grep -q "earlier tbb-fake.1" || fail "anoth
 # The same bytes measured again give the same files (gzip -n stores no name or time).
 before=$(sha256sum "$results/omp-fake.1.json.gz")
 rm -f "$work/processes"
-dpt_run_family "$bench" omp-fake 1 "$results" "$scratch" 1 "scripts/run-bench --docs --filter=fake" --size=4 \
+OMP_WAIT_POLICY=passive dpt_run_family "$bench" omp-fake 1 "$results" "$scratch" 1 "scripts/run-bench --docs --filter=fake" --size=4 \
   >/dev/null 2>&1 || fail "the repeated rerun failed"
 [[ $(sha256sum "$results/omp-fake.1.json.gz") == "$before" ]] || fail "the same results gave a different file"
 
@@ -82,5 +84,17 @@ dpt_run_family "$bench" cpp-fake 1 "$results" "$scratch" 0 "scripts/run-bench" >
   fail "the uncompressed rerun failed"
 [[ -f $results/cpp-fake.1.json && $(context_of "$results/cpp-fake.1.json" dpt_command) == "scripts/run-bench" ]] ||
   fail "the uncompressed rerun did not write cpp-fake.1.json with its command"
+
+# scripts/run-bench refuses, before it builds anything, a --docs run that would publish quick results and a
+# filter that matches no family
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+"$root/scripts/run-bench" --docs omp >"$work/out" 2>&1
+status=$?
+((status == 2)) && grep -q "needs --full" "$work/out" ||
+  fail "run-bench --docs without --full: exit status $status, $(cat "$work/out")"
+"$root/scripts/run-bench" --filter=no_such_family >"$work/out" 2>&1
+status=$?
+((status == 2)) && grep -q "matches no family" "$work/out" ||
+  fail "run-bench with a filter matching nothing: exit status $status, $(cat "$work/out")"
 
 finish bench_results
