@@ -23,6 +23,9 @@
 #if defined(SIMT_ASAN)
 #  include <sanitizer/asan_interface.h>
 #  include <sanitizer/common_interface_defs.h>
+#  define SIMT_NOT_INSTRUMENTED __attribute__((no_sanitize("address")))
+#else
+#  define SIMT_NOT_INSTRUMENTED
 #endif
 
 namespace simt {
@@ -35,6 +38,8 @@ const char* name(schedule s) {
       return "reverse";
     case schedule::random:
       return "random";
+    case schedule::warp_at_a_time:
+      return "warp-at-a-time";
     default:
       return "run-to-barrier";
   }
@@ -58,9 +63,21 @@ thread_local std::uint64_t switches = 0;
 
 namespace ctx = boost::context::detail;
 
+// Every fiber gets 512 KiB of stack, the most local memory CUDA gives a thread, so every legal kernel fits; the
+// pages are committed only when touched (MAP_NORESERVE), so a small frame costs a few pages. Below each stack lie
+// 64 KiB that are not mapped for access: a frame that grows past the stack's end faults there instead of writing
+// into the next fiber's stack. Code compiled with -fstack-clash-protection (the INTERFACE option of dpt::simt,
+// where the compiler has it) touches every page of a large frame as it allocates it, so even a frame larger than
+// the guard faults at the guard rather than skipping over it. A fault ends the process with SIGSEGV.
+constexpr std::size_t fiber_stack_bytes = 512 * 1024;
+constexpr std::size_t guard_bytes = 64 * 1024;
+// The stacks' tops are staggered by a cache line per fiber, over 64 KiB. Stacks of equal size lie a multiple of
+// the page size apart, so without it every fiber's hot top of stack (its saved registers, the kernel's frame)
+// falls into the same few sets of each cache, and 1024 fibers evict each other at every switch.
+constexpr std::size_t stagger_bytes = 64 * 1024, stagger_step = 64;
+
 // ASan must be told when the stack changes under it, or it reports the other stack's frames as overflows.
 #if defined(SIMT_ASAN)
-constexpr std::size_t fiber_stack_bytes = 256 * 1024;
 void start_switch(void** fake_stack, const void* bottom, std::size_t size) {
   __sanitizer_start_switch_fiber(fake_stack, bottom, size);
 }
@@ -71,37 +88,54 @@ void unpoison(void* base, std::size_t size) {
   __asan_unpoison_memory_region(base, size);
 }
 #else
-constexpr std::size_t fiber_stack_bytes = 64 * 1024;
 void start_switch(void**, const void*, std::size_t) {}
 void finish_switch(void*, const void**, std::size_t*) {}
 void unpoison(void*, std::size_t) {}
 #endif
 
-// No progress for this many scheduling points in a row means the fibers spin on something that never comes.
+// How the runner tells a spin that nothing will end from a correct kernel, at the scheduling points that do not
+// wait (an atomic that leaves memory as it was, a fence, __nanosleep). Plain loads and stores are invisible to it,
+// so such a point alone says nothing: an atomicMax that finds a larger value, or a fence after each of a loop's
+// plain stores, is a point that "changes nothing" in a correct loop. What a spinning fiber does not change is its
+// own state: it comes back to the same point with the same registers and locals and finds the same value. So the
+// scheduler fingerprints each such point when the fiber has just suspended there — the live part of its stack,
+// which then holds every callee-saved register (Boost.Context saves them on it), hence the loop's variables,
+// plus the return addresses, i.e. the site — together with the atomic's address and the value it found. A point
+// whose fingerprint equals one of the fiber's last four is a spin candidate; any other point, a write, a barrier or an
+// exit is progress. spin_limit candidates in a row with no progress anywhere in the block is a deadlock.
 constexpr std::uint64_t spin_limit = 1u << 20;
+// A spin loop that counts its rounds (or backs off without a cap) changes its stack every time, so the
+// fingerprint never repeats; as a backstop, this many non-waiting points in a row without a write, barrier or
+// exit in the block is reported too. A correct kernel passes unless one block makes over 2^26 such points with no
+// atomic that changes memory between them (an atomicMax over 2^26 values that finds its maximum early).
+constexpr std::uint64_t quiet_limit = 1u << 26;
 
-// Fiber stacks, kept per host thread and reused by every launch: mmap'd, with a guard page below each.
+// Fiber stacks, kept per host thread and reused by every launch: mmap'd, each above its guard (see
+// fiber_stack_bytes).
 class stack_pool {
  public:
   ~stack_pool() {
-    for (void* base : bases_) munmap(base, bytes_ + page_);
+    for (void* base : bases_) munmap(base, mapped_bytes);
   }
   // The lowest usable address of stack i.
   char* bottom(std::size_t i) {
     while (bases_.size() <= i) {
       void* base =
-          mmap(nullptr, bytes_ + page_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+          mmap(nullptr, mapped_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
       if (base == MAP_FAILED) throw std::bad_alloc();
-      mprotect(base, page_, PROT_NONE);  // an overflow faults instead of corrupting the neighbour
+      if (mprotect(base, guard_bytes, PROT_NONE) != 0) {  // an overflow faults instead of corrupting the neighbour
+        munmap(base, mapped_bytes);
+        throw std::bad_alloc();
+      }
       bases_.push_back(base);
     }
-    return static_cast<char*>(bases_[i]) + page_;
+    return static_cast<char*>(bases_[i]) + guard_bytes;
   }
-  std::size_t bytes() const { return bytes_; }
+  // The size of stack i: at least fiber_stack_bytes, plus its stagger.
+  static std::size_t bytes(std::size_t i) { return fiber_stack_bytes + i * stagger_step % stagger_bytes; }
 
  private:
-  std::size_t page_ = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  std::size_t bytes_ = fiber_stack_bytes;
+  static constexpr std::size_t mapped_bytes = guard_bytes + fiber_stack_bytes + stagger_bytes;
   std::vector<void*> bases_;
 };
 
@@ -109,6 +143,16 @@ thread_local stack_pool stacks;
 
 enum class wait_kind : std::uint8_t { none, block_barrier, warp_sync, shuffle, ballot };
 enum class fiber_state : std::uint8_t { ready, waiting, done };
+
+// FNV-1a over the live part of a suspended fiber's stack, [saved context, top), then what its atomic observed.
+// The stack holds ASan's red zones between frames: reading them here is no bug, so this is not instrumented.
+SIMT_NOT_INSTRUMENTED std::uint64_t fingerprint(const void* saved_context, const char* top, std::uint64_t observed) {
+  std::uint64_t hash = 0xcbf29ce484222325ull;
+  for (auto* word = static_cast<const std::uint64_t*>(saved_context);
+       word < reinterpret_cast<const std::uint64_t*>(top); ++word)
+    hash = (hash ^ *word) * 0x100000001b3ull;
+  return (hash ^ observed) * 0x100000001b3ull;
+}
 
 bool same_site(const detail::site& a, const detail::site& b) {
   return a.line == b.line && (a.file == b.file || std::strcmp(a.file, b.file) == 0) &&
@@ -122,9 +166,15 @@ std::string where(const detail::site& s) {
 struct fiber {
   ctx::fcontext_t context = nullptr;
   char* stack_bottom = nullptr;
+  std::size_t stack_bytes = 0;
   uint3 index;
   fiber_state state = fiber_state::ready;
-  bool spinning = false;  // its last scheduling point changed nothing
+  bool polled = false;         // it has just suspended at a non-waiting point that changed nothing
+  std::uint64_t observed = 0;  // what that point's atomic saw (its address and the value found there)
+  // The fingerprints of its last such points (see spin_limit): a spin round may pass several points (an atomic
+  // poll, then __nanosleep), so a point is a repeat when it equals any of these.
+  std::uint64_t recent[4] = {};
+  unsigned recent_count = 0;
   wait_kind waiting_for = wait_kind::none;
   detail::site at{};
   unsigned mask = 0;
@@ -210,7 +260,7 @@ class block_runner {
     }
     barrier_arrived_ = 0;
     live_ = threads_;
-    idle_points_ = 0;
+    progress();
     current_ = -1;
     // Shared memory starts out as garbage on a GPU; make reads of unwritten dynamic shared memory visible.
     if (!dynamic_shared_.empty())
@@ -219,7 +269,8 @@ class block_runner {
       fiber& f = fibers_[t];
       f = fiber{};
       f.stack_bottom = stacks.bottom(t);
-      f.context = ctx::make_fcontext(f.stack_bottom + stacks.bytes(), stacks.bytes(), &fiber_entry);
+      f.stack_bytes = stack_pool::bytes(t);
+      f.context = ctx::make_fcontext(f.stack_bottom + f.stack_bytes, f.stack_bytes, &fiber_entry);
       f.index =
           uint3{t % config_.block.x, t / config_.block.x % config_.block.y, t / (config_.block.x * config_.block.y)};
       set_ready(t, true);
@@ -231,6 +282,12 @@ class block_runner {
         break;
       }
       resume(next);
+      fiber& f = fibers_[static_cast<unsigned>(next)];
+      polled_ = f.polled;
+      if (f.polled && failure_ == failure::none) {
+        f.polled = false;
+        note_poll(f);
+      }
     }
     if (failure_ != failure::none) {
       // Unwind every fiber still mid-kernel (suspend() throws `abandon` in it), so its objects are destroyed;
@@ -239,7 +296,7 @@ class block_runner {
       for (unsigned t = 0; t < threads_; ++t)
         if (fibers_[t].state != fiber_state::done) resume(static_cast<int>(t));
       aborting_ = false;
-      for (unsigned t = 0; t < threads_; ++t) unpoison(fibers_[t].stack_bottom, stacks.bytes());
+      for (unsigned t = 0; t < threads_; ++t) unpoison(fibers_[t].stack_bottom, fibers_[t].stack_bytes);
       rethrow();
     }
   }
@@ -330,26 +387,16 @@ class block_runner {
     return w.existing & ~w.exited;
   }
 
-  // A scheduling point that does not wait: atomics, fences, __nanosleep.
-  void point(bool progress, bool yield_even_when_running_to_barrier) {
+  // A scheduling point that does not wait: atomics, fences, __nanosleep. `observed` identifies what an atomic
+  // saw (0 for a fence or a sleep); the scheduler judges a point that changed nothing once the fiber has
+  // suspended (note_poll).
+  void point(bool changed, bool yield_even_when_running_to_barrier, std::uint64_t observed) {
     fiber& f = self();
-    f.spinning = !progress;
-    if (progress) {
-      idle_points_ = 0;
-    } else if (++idle_points_ > spin_limit) {
-      std::vector<unsigned> spinning, waiting;
-      for (unsigned t = 0; t < threads_; ++t) {
-        if (fibers_[t].state == fiber_state::ready) spinning.push_back(t);
-        if (fibers_[t].state == fiber_state::waiting) waiting.push_back(t);
-      }
-      std::string message = some("thread", spinning) + " spinning (__nanosleep, atomics or fences that change " +
-                            "nothing) for " + std::to_string(spin_limit) +
-                            " scheduling points with no progress anywhere in the block";
-      if (!waiting.empty()) message += "; " + some("thread", waiting) + " wait at barriers";
-      message += ". Blocks run one at a time (block order " + std::string(name(opts_.block_order)) +
-                 "), so a block that waits for another block that has not started, or for a later one, never "
-                 "proceeds";
-      fail(failure::deadlock, message);
+    if (changed) {
+      progress();
+    } else {
+      f.polled = true;
+      f.observed = observed;
     }
     if (opts_.schedule == schedule::run_to_barrier && !yield_even_when_running_to_barrier) return;
     suspend();
@@ -387,7 +434,7 @@ class block_runner {
     ::threadIdx = f.index;
     ++switches;
     void* fake_stack = nullptr;
-    start_switch(&fake_stack, f.stack_bottom, stacks.bytes());
+    start_switch(&fake_stack, f.stack_bottom, f.stack_bytes);
     const ctx::transfer_t back = ctx::jump_fcontext(f.context, this);
     finish_switch(fake_stack, nullptr, nullptr);
     f.context = back.fctx;
@@ -401,6 +448,42 @@ class block_runner {
     scheduler_ = back.fctx;
     finish_switch(f.asan_fake_stack, &scheduler_stack_bottom_, &scheduler_stack_size_);
     if (aborting_) throw abandon{};
+  }
+
+  // Called by the scheduler after fiber f suspended at a point that changed nothing: a spin candidate if f is
+  // exactly where and as it was at one of its last such points (see spin_limit), otherwise progress.
+  void note_poll(fiber& f) {
+    const std::uint64_t hash = fingerprint(f.context, f.stack_bottom + f.stack_bytes, f.observed);
+    const unsigned kept = std::min(f.recent_count, 4u);
+    const bool same = std::find(f.recent, f.recent + kept, hash) != f.recent + kept;
+    if (!same) f.recent[f.recent_count++ % 4] = hash;
+    ++quiet_points_;
+    if (!same) {
+      idle_points_ = 0;
+      if (quiet_points_ <= quiet_limit) return;
+    } else if (++idle_points_ <= spin_limit && quiet_points_ <= quiet_limit) {
+      return;
+    }
+    std::vector<unsigned> spinning, waiting;
+    for (unsigned t = 0; t < threads_; ++t) {
+      if (fibers_[t].state == fiber_state::ready) spinning.push_back(t);
+      if (fibers_[t].state == fiber_state::waiting) waiting.push_back(t);
+    }
+    std::string message = some("thread", spinning) + " spinning (__nanosleep, atomics or fences that change nothing) " +
+                          (same ? "in the same state for " + std::to_string(spin_limit) + " scheduling points"
+                                : "for " + std::to_string(quiet_limit) + " scheduling points with no write") +
+                          " and no progress anywhere in the block";
+    if (!waiting.empty()) message += "; " + some("thread", waiting) + " wait at barriers";
+    message += ". Blocks run one at a time (block order " + std::string(name(opts_.block_order)) +
+               "), so a block that waits for another block that has not started, or for a later one, never proceeds";
+    failure_ = failure::deadlock;
+    message_ = message;
+  }
+
+  // Something changed memory, reached a barrier or exited: whatever spun may now see something new.
+  void progress() {
+    idle_points_ = 0;
+    quiet_points_ = 0;
   }
 
   // Records the failure and leaves the fiber; the scheduler unwinds it, then throws the failure.
@@ -435,7 +518,7 @@ class block_runner {
     fiber& f = self();
     f.state = fiber_state::waiting;
     set_ready(static_cast<unsigned>(current_), false);
-    if (kind != wait_kind::ballot && kind != wait_kind::shuffle) idle_points_ = 0;
+    if (kind != wait_kind::ballot && kind != wait_kind::shuffle) progress();
   }
 
   void release(unsigned t) {
@@ -511,7 +594,7 @@ class block_runner {
     f.state = fiber_state::done;
     set_ready(t, false);
     --live_;
-    idle_points_ = 0;
+    progress();
     if (failure_ != failure::none) return;
     warp& w = warps_[t / 32];
     w.exited |= 1u << lane;
@@ -578,6 +661,21 @@ class block_runner {
       }
       case schedule::random:
         return next_ready_from(static_cast<unsigned>(rng_() % n));
+      case schedule::warp_at_a_time: {
+        // The next ready lane of the current warp, after the current one — unless the current one has just
+        // polled (an atomic that changed nothing, a fence, __nanosleep): it may wait for a later lane or another
+        // warp, which must get its turn (warps of a block all progress on a GPU), so the turn passes on as in the
+        // forward schedule.
+        if (current_ >= 0 && !polled_) {
+          const unsigned base = static_cast<unsigned>(current_) / 32 * 32, lanes = std::min(32u, n - base);
+          for (unsigned k = 1; k <= lanes; ++k) {
+            const unsigned t = base + (static_cast<unsigned>(current_) - base + k) % lanes;
+            if (ready_[t / 64] >> (t % 64) & 1u) return static_cast<int>(t);
+          }
+        }
+        if (current_ >= 0 && polled_) return next_ready_from((static_cast<unsigned>(current_) + 1) % n);
+        return next_ready_from(current_ < 0 ? 0 : (static_cast<unsigned>(current_) / 32 * 32 + 32) % n);
+      }
       default:
         return next_ready_from(current_ < 0 ? 0 : (static_cast<unsigned>(current_) + 1) % n);
     }
@@ -614,7 +712,9 @@ class block_runner {
   unsigned barrier_arrived_ = 0;
   detail::site barrier_site_{};
   int barrier_count_ = 0, barrier_and_ = 1, barrier_or_ = 0;
-  std::uint64_t idle_points_ = 0;
+  bool polled_ = false;             // the fiber that ran last stopped at a point that changed nothing
+  std::uint64_t idle_points_ = 0;   // spin candidates in a row (see spin_limit)
+  std::uint64_t quiet_points_ = 0;  // non-waiting points that changed nothing, in a row (see quiet_limit)
   failure failure_ = failure::none;
   std::string message_;
   std::exception_ptr exception_;
@@ -653,6 +753,13 @@ void launch(const launch_config& config, void (*thread_body)(void*), void* conte
   if (g.x == 0 || g.y == 0 || g.z == 0 || g.x > 2147483647u || g.y > 65535 || g.z > 65535)
     throw launch_error(std::string("simt: kernel '") + config.kernel_name + "': invalid grid (" + std::to_string(g.x) +
                        ", " + std::to_string(g.y) + ", " + std::to_string(g.z) + ")");
+  // The most shared memory a block of sm_90 may have, after opting in with cudaFuncSetAttribute (227 KiB; static
+  // and dynamic together there, but the runner cannot see the static part). A GPU refuses more at the launch.
+  constexpr std::size_t max_dynamic_shared_bytes = 227 * 1024;
+  if (config.dynamic_shared_bytes > max_dynamic_shared_bytes)
+    throw launch_error(std::string("simt: kernel '") + config.kernel_name + "': " +
+                       std::to_string(config.dynamic_shared_bytes) + " bytes of dynamic shared memory, more than the " +
+                       std::to_string(max_dynamic_shared_bytes) + " a block may have (sm_90, opted in)");
   const options opts = config.opts ? *config.opts : current_defaults;
 
   const std::uint64_t blocks = std::uint64_t{g.x} * g.y * g.z;
@@ -703,14 +810,15 @@ unsigned ballot(const site& at, unsigned mask, bool predicate) {
 unsigned active_mask() {
   return runner("__activemask()").active_mask();
 }
-void memory_point(bool changed) {
-  runner("an atomic").point(changed, !changed);
+void memory_point(const void* address, std::uint64_t observed, bool changed) {
+  const auto where = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(address));
+  runner("an atomic").point(changed, !changed, where * 0x9e3779b97f4a7c15ull ^ observed);
 }
 void fence_point() {
-  runner("__threadfence()").point(false, true);
+  runner("__threadfence()").point(false, true, 0);
 }
 void sleep_point() {
-  runner("__nanosleep()").point(false, true);
+  runner("__nanosleep()").point(false, true, 0);
 }
 void* dynamic_shared_memory() {
   return runner("dynamic shared memory").dynamic_shared();

@@ -15,17 +15,26 @@
 // How it runs: the blocks of a launch run one after another, in a chosen order (forward, reverse, shuffled).
 // Inside a block every thread is a fiber; between scheduling points (barriers, shuffles, votes, atomics,
 // fences, __nanosleep) the runner switches fibers in a chosen schedule (forward, reverse, seeded random,
-// run-to-barrier), so code that needs a barrier it lacks gives a wrong answer under some schedule.
+// run-to-barrier, warp-at-a-time). Code that lacks a barrier it needs gives a wrong answer under a schedule that
+// lets the threads on one side of the missing barrier run ahead of the others; the tests sweep all of them, but a
+// schedule is no proof: a race that only some interleaving within a warp exposes may pass them all.
 // What it refuses, instead of hanging:
 //   - a lane named in a barrier's mask that exits, or waits at a different barrier → simt::divergence_error
-//   - no fiber can progress (all wait, or spin on __nanosleep/atomics with nothing changing) → simt::deadlock_error
-// Each message names the kernel, the block and the lanes.
+//   - no fiber can progress (all wait, or spin: come back to the same __nanosleep, fence or atomic in the same
+//     state, finding the same value, with nothing changing elsewhere) → simt::deadlock_error
+// Each message names the kernel, the block and the lanes. Every thread has a 512 KiB stack (CUDA's most local
+// memory); a frame that overflows it faults (SIGSEGV) instead of writing into another thread's stack.
 //
 // `__shared__` variables are `static thread_local`: one copy per host thread, shared by the fibers of the block
 // that runs on it — which is exactly the block's shared memory, because blocks of a launch run one at a time.
-// Dynamic shared memory (the launch's third parameter) is reached with simt::dynamic_shared<T>() — portable code
-// uses dpt::kernels::dynamic_shared<T>(), which is `extern __shared__` under nvcc. Spin loops must contain
-// __nanosleep, an atomic or __threadfence (the runner cannot see a plain volatile read).
+// Unlike a GPU's, they keep what the previous block (or launch) left in them, and start out zero: the runner
+// cannot enumerate them to poison them, so a kernel that reads static shared memory before writing it may pass
+// here. Dynamic shared memory (the launch's third parameter, at most 227 KiB as on sm_90) is filled with 0xA5
+// before every block instead. It is reached with simt::dynamic_shared<T>() — portable code uses
+// dpt::kernels::dynamic_shared<T>(), which is `extern __shared__` under nvcc. An exception thrown by a kernel
+// thread ends the launch and reaches the caller as it was thrown, without the kernel and block that the runner's
+// own errors name. Spin loops must contain __nanosleep, an atomic or __threadfence (the runner cannot see a plain
+// volatile read).
 #pragma once
 
 #if defined(__CUDACC__)
@@ -73,6 +82,11 @@ enum class schedule {
   reverse,         // round robin in decreasing thread order, switching at every scheduling point
   random,          // a seeded random ready fiber at every scheduling point
   run_to_barrier,  // each fiber runs until it must wait (barrier, shuffle, vote, __nanosleep); fastest
+  // Round robin within one warp, switching at every scheduling point, until every lane of the warp waits or has
+  // exited, or a lane polls (an atomic that changes nothing, a fence, __nanosleep: it may wait for another warp);
+  // then the next warp. One warp thus runs as far ahead of the others as it can: past the end of a block scan
+  // into the next use of its TempStorage, when the barrier between them is missing.
+  warp_at_a_time,
 };
 // The order in which the blocks of a launch run.
 enum class block_order { forward, reverse, shuffled };
@@ -130,8 +144,9 @@ void sync_warp(const site& at, unsigned mask);
 std::uint64_t shuffle(const site& at, unsigned mask, shuffle_kind kind, std::uint64_t bits, int lane_arg, int width);
 unsigned ballot(const site& at, unsigned mask, bool predicate);
 unsigned active_mask();
-// `changed`: whether the operation wrote memory (progress); otherwise it only looked (a spin candidate).
-void memory_point(bool changed);
+// `changed`: whether the operation wrote memory (progress); otherwise it only looked at `observed` (the value
+// it found at `address`), and whether that was a spin depends on what the fiber does next time (runner.cpp).
+void memory_point(const void* address, std::uint64_t observed, bool changed);
 void fence_point();
 void sleep_point();
 void* dynamic_shared_memory();
@@ -306,7 +321,9 @@ T atomic_update(T* address, Update update) {
   const T old = *address;
   const T desired = update(old);
   const bool changed = std::memcmp(&old, &desired, sizeof(T)) != 0;
-  memory_point(changed);
+  std::uint64_t observed = 0;
+  std::memcpy(&observed, &old, sizeof(T) < sizeof observed ? sizeof(T) : sizeof observed);
+  memory_point(address, observed, changed);
   const T current = *address;  // re-read: another fiber may have run at the scheduling point
   *address = update(current);
   return current;

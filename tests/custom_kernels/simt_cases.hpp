@@ -38,8 +38,8 @@ void run(const simt::options& options, const char* name, dim3 grid, dim3 block, 
 inline std::vector<schedule_case> all_schedules() {
   std::vector<schedule_case> cases;
   for (auto o : {simt::block_order::forward, simt::block_order::reverse})
-    for (auto s :
-         {simt::schedule::forward, simt::schedule::reverse, simt::schedule::random, simt::schedule::run_to_barrier})
+    for (auto s : {simt::schedule::forward, simt::schedule::reverse, simt::schedule::random,
+                   simt::schedule::run_to_barrier, simt::schedule::warp_at_a_time})
       cases.push_back(make_case(s, o));
   cases.push_back(make_case(simt::schedule::random, simt::block_order::shuffled, 7));
   return cases;

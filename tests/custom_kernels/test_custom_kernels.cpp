@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -196,7 +197,8 @@ TEMPLATE_TEST_CASE("block scans match a sequential scan of each block", "[simt][
   const auto sc = GENERATE(make_case(simt::schedule::forward, simt::block_order::forward),
                            make_case(simt::schedule::reverse, simt::block_order::reverse),
                            make_case(simt::schedule::random, simt::block_order::shuffled, 3),
-                           make_case(simt::schedule::run_to_barrier, simt::block_order::reverse));
+                           make_case(simt::schedule::run_to_barrier, simt::block_order::reverse),
+                           make_case(simt::schedule::warp_at_a_time, simt::block_order::forward));
   const bool exclusive = GENERATE(false, true);
   SECTION(std::string("scan_block over both warp scans and up-sweep/down-sweep, 32 to 1024 threads, ") +
           (exclusive ? "exclusive" : "inclusive") + ", " + sc.name) {
@@ -267,6 +269,141 @@ TEST_CASE("device scans of large inputs under switching schedules", "[simt][devi
     simt::scoped_options use(sc.options);
     const auto in = inputs<std::int32_t>((1u << 20) + 7, 17);
     CHECK(first_mismatch(public_scan(algorithm, in, false), reference_scan(in, false, 0)) == -1);
+  }
+}
+
+namespace {
+
+// Values whose size is not a multiple of 4 or whose alignment is below 4: they publish through the look-back's
+// word arrays like any other (tile_status), and every algorithm scans them.
+struct rgb16 {  // 6 bytes, aligned to 2
+  std::uint16_t r, g, b;
+};
+struct add_rgb16 {
+  rgb16 operator()(const rgb16& x, const rgb16& y) const {
+    return {static_cast<std::uint16_t>(x.r + y.r), static_cast<std::uint16_t>(x.g + y.g),
+            static_cast<std::uint16_t>(x.b + y.b)};
+  }
+};
+struct byte_maps {  // 8 bytes, aligned to 1: four maps x -> m·x + c modulo 256, as (m, c) pairs
+  unsigned char mc[8];
+};
+struct then_byte_maps {  // x then y, applied to each of the four maps: not commutative
+  byte_maps operator()(const byte_maps& x, const byte_maps& y) const {
+    byte_maps z;
+    for (int k = 0; k < 8; k += 2) {
+      z.mc[k] = static_cast<unsigned char>(y.mc[k] * x.mc[k]);
+      z.mc[k + 1] = static_cast<unsigned char>(y.mc[k] * x.mc[k + 1] + y.mc[k + 1]);
+    }
+    return z;
+  }
+};
+struct rgb8 {  // 3 bytes, aligned to 1 (shares its flag's word)
+  unsigned char r, g, b;
+};
+struct add_rgb8 {
+  rgb8 operator()(const rgb8& x, const rgb8& y) const {
+    return {static_cast<unsigned char>(x.r + y.r), static_cast<unsigned char>(x.g + y.g),
+            static_cast<unsigned char>(x.b + y.b)};
+  }
+};
+static_assert(sizeof(rgb16) == 6 && alignof(rgb16) == 2 && sizeof(byte_maps) == 8 && alignof(byte_maps) == 1 &&
+              sizeof(rgb8) == 3);
+
+template <class T>
+bool same_bytes(const T& a, const T& b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+// The host reference: the sequential scan, written out byte by byte for each type.
+rgb16 reference_combine_odd(const rgb16& x, const rgb16& y) {
+  rgb16 z;
+  z.r = static_cast<std::uint16_t>((x.r + y.r) & 0xffff);
+  z.g = static_cast<std::uint16_t>((x.g + y.g) & 0xffff);
+  z.b = static_cast<std::uint16_t>((x.b + y.b) & 0xffff);
+  return z;
+}
+byte_maps reference_combine_odd(const byte_maps& x, const byte_maps& y) {
+  byte_maps z;
+  for (int k = 0; k < 4; ++k) {  // (y ∘ x)(v) = y.m·(x.m·v + x.c) + y.c
+    const unsigned xm = x.mc[2 * k], xc = x.mc[2 * k + 1], ym = y.mc[2 * k], yc = y.mc[2 * k + 1];
+    z.mc[2 * k] = static_cast<unsigned char>(ym * xm % 256);
+    z.mc[2 * k + 1] = static_cast<unsigned char>((ym * xc + yc) % 256);
+  }
+  return z;
+}
+rgb8 reference_combine_odd(const rgb8& x, const rgb8& y) {
+  return {static_cast<unsigned char>((x.r + y.r) % 256), static_cast<unsigned char>((x.g + y.g) % 256),
+          static_cast<unsigned char>((x.b + y.b) % 256)};
+}
+template <class T>
+std::vector<T> reference_scan_odd(const std::vector<T>& in, bool exclusive, const T& init) {
+  std::vector<T> out(in.size());
+  T running = init;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (exclusive) out[i] = running;
+    running = !exclusive && i == 0 ? in[0] : reference_combine_odd(running, in[i]);
+    if (!exclusive) out[i] = running;
+  }
+  return out;
+}
+
+template <class T>
+std::vector<T> odd_inputs(std::size_t n, std::uint64_t seed) {
+  std::vector<T> in(n);
+  std::uint64_t state = seed * 0x9e3779b97f4a7c15ull + 1;
+  for (auto& value : in) {
+    unsigned char bytes[sizeof(T)];
+    for (auto& byte : bytes) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      byte = static_cast<unsigned char>(state >> 56);
+    }
+    std::memcpy(&value, bytes, sizeof(T));
+  }
+  return in;
+}
+
+template <class T, class Op>
+void check_odd_type_scans(k::device_scan_algorithm algorithm, bool exclusive, Op op) {
+  const T init = odd_inputs<T>(1, 77)[0];
+  for (const auto& sc : {make_case(simt::schedule::run_to_barrier, simt::block_order::reverse),
+                         make_case(simt::schedule::random, simt::block_order::shuffled, 13)}) {
+    simt::scoped_options use(sc.options);
+    for (std::size_t n : {0, 1, 2, 31, 127, 128, 129, 257, 1031, 2053, 4099}) {
+      INFO(name(algorithm) << (exclusive ? ", exclusive" : ", inclusive") << ", n = " << n << ", " << sc.name);
+      const auto in = odd_inputs<T>(n, n + 1);
+      const auto expected = reference_scan_odd(in, exclusive, init);
+      std::vector<T> small(n), full(n);  // tiles of 64 × 2 items (many tiles, recursion) and the default tile
+      k::detail::scan_with<64, 2>(algorithm, in.data(), small.data(), static_cast<std::int64_t>(n), op, exclusive, init,
+                                  k::stream_t{});
+      if (exclusive)
+        k::exclusive_scan(algorithm, in.data(), full.data(), static_cast<std::int64_t>(n), init, op);
+      else
+        k::inclusive_scan(algorithm, in.data(), full.data(), static_cast<std::int64_t>(n), op);
+      std::size_t wrong_small = 0, wrong_full = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        wrong_small += !same_bytes(small[i], expected[i]);
+        wrong_full += !same_bytes(full[i], expected[i]);
+      }
+      CHECK(wrong_small == 0);
+      CHECK(wrong_full == 0);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("device scans of values of any size and alignment match a sequential scan", "[simt][device_scan]") {
+  const auto algorithm = GENERATE(from_range(device_algorithms));
+  const bool exclusive = GENERATE(false, true);
+  SECTION(std::string("6-byte values aligned to 2, ") + name(algorithm)) {
+    check_odd_type_scans<rgb16>(algorithm, exclusive, add_rgb16{});
+  }
+  SECTION(std::string("8-byte values aligned to 1, a non-commutative operator, ") + name(algorithm)) {
+    check_odd_type_scans<byte_maps>(algorithm, exclusive, then_byte_maps{});
+  }
+  SECTION(std::string("3-byte values, ") + name(algorithm)) {
+    check_odd_type_scans<rgb8>(algorithm, exclusive, add_rgb8{});
   }
 }
 
@@ -569,6 +706,18 @@ struct counting_sum {
   }
 };
 
+// BlockScan's TempStorage used twice with no __syncthreads() between the two scans, which its documentation asks
+// for: a warp that runs ahead into the second scan overwrites warp totals that others still read in the first.
+template <int BlockThreads>
+__global__ void reused_temp_storage_kernel(const int* in, int* first, int* second) {
+  using block_scan = k::BlockScan<int, BlockThreads, k::block_scan_algorithm::warp_scans_shuffle>;
+  __shared__ typename block_scan::TempStorage storage;
+  const unsigned t = k::detail::thread_rank();
+  int aggregate = 0;
+  block_scan(storage).InclusiveScan(in[t], first[t], k::sum{}, aggregate);
+  block_scan(storage).InclusiveScan(3 * in[t] + 1, second[t], k::sum{}, aggregate);
+}
+
 template <int BlockThreads>
 void check_up_sweep_down_sweep_work() {
   const auto in = inputs<int>(BlockThreads, 3);
@@ -613,6 +762,22 @@ TEST_CASE("a missing __syncthreads between the warp totals and their scan gives 
   k::scan_each_block<256, k::block_scan_algorithm::warp_scans_shuffle>(in.data(), out.data(), nullptr, 1, false, 0,
                                                                        k::sum{});
   CHECK(out == expected);
+}
+
+TEST_CASE("reusing BlockScan's TempStorage without a __syncthreads gives a wrong answer", "[simt][planted]") {
+  const auto in = inputs<int>(256, 12);
+  std::vector<int> second_in(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) second_in[i] = 3 * in[i] + 1;
+  const auto expected_first = reference_scan(in, false, 0), expected_second = reference_scan(second_in, false, 0);
+  std::vector<std::string> wrong;
+  for (const auto& sc : all_schedules()) {
+    std::vector<int> first(256), second(256);
+    run(sc.options, "reused_temp_storage_kernel", dim3(1), dim3(256), &reused_temp_storage_kernel<256>, in.data(),
+        first.data(), second.data());
+    if (first != expected_first || second != expected_second) wrong.push_back(sc.name);
+  }
+  INFO("wrong under: " << wrong.size());
+  CHECK(!wrong.empty());  // warp-at-a-time runs warp 0 into the second scan while the others read the first's totals
 }
 
 TEST_CASE("a look-back that waits on blockIdx - 1 deadlocks when blocks start out of order", "[simt][planted]") {

@@ -1,10 +1,17 @@
 // The host SIMT runner's own semantics, under every fiber schedule and block order: shuffles, votes, barriers,
 // atomics and shared memory as CUDA defines them; wrong synchronisation reported (divergence_error,
-// deadlock_error) instead of hanging; bad launches rejected and a thread's exception passed on.
+// deadlock_error) instead of hanging, while loops that progress through plain memory are not; fiber stacks as
+// large as CUDA's local memory, an overflow faulting; bad launches rejected and a thread's exception passed on.
 //
 // Plain C++: in every build (the CUDA one too) its kernels run on the SIMT runner.
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -128,6 +135,74 @@ __global__ void intra_warp_handoff_kernel(int* flag, int* out) {
   }
 }
 
+// A max-reduction whose atomics mostly find a larger value already there: they change nothing, yet the loop
+// progresses through the input (plain loads the runner cannot see).
+__global__ void atomic_max_kernel(const int* in, int n, int* result) {
+  for (int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); i < n;
+       i += static_cast<int>(blockDim.x * gridDim.x))
+    atomicMax(result, in[i]);
+}
+
+// A writer that fences after each plain store: every scheduling point is a fence, and the loop still progresses.
+__global__ void fenced_writes_kernel(int* out, int n) {
+  for (int i = static_cast<int>(threadIdx.x); i < n; i += static_cast<int>(blockDim.x)) {
+    out[i] = i;
+    __threadfence();
+  }
+}
+
+// Thread 0 takes the lock and exits without releasing it; the others try to take it forever.
+__global__ void lock_never_released_kernel(int* lock) {
+  if (threadIdx.x == 0) {
+    atomicCAS(lock, 0, 1);
+    return;
+  }
+  while (atomicCAS(lock, 0, 1) != 0) __nanosleep(32);
+}
+
+// Thread 0 waits for a flag that nobody sets, with a fence (not __nanosleep) in its spin.
+__global__ void fence_spin_kernel(int* flag) {
+  if (threadIdx.x == 0)
+    while (*reinterpret_cast<volatile int*>(flag) == 0) __threadfence();
+}
+
+// Thread 0 uses a local array of `Bytes` while the others keep values in their own frames across the barriers; a
+// fiber stack too small for the array would have thread 0 write into another thread's frame. Each thread counts the
+// words of its frame that changed (thread 0 also counts a stretch of its array that does not read back).
+template <int Bytes>
+__attribute__((noinline)) int write_big_frame(unsigned char fill) {
+  volatile unsigned char local[Bytes];
+  for (int i = 4096 + 16; i < 4096 + 16 + 1024; ++i) local[i] = fill;  // a stretch near the array's low end
+  return local[4096 + 16] != fill;
+}
+template <int Bytes>
+__global__ void big_frame_kernel(int* changed) {
+  volatile int mine[256];
+  for (int i = 0; i < 256; ++i) mine[i] = 12345;
+  __syncthreads();
+  int count = threadIdx.x == 0 ? write_big_frame<Bytes>(0x5a) : 0;
+  __syncthreads();
+  for (int i = 0; i < 256; ++i) count += mine[i] != 12345;
+  changed[threadIdx.x] = count;
+}
+
+// In a child process: runs big_frame_kernel<Bytes> on 4 threads and exits 0 if nothing stopped it. Returns how the
+// child ended.
+template <int Bytes>
+int status_of_child_running_big_frame() {
+  std::fflush(nullptr);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    for (const int s : {SIGSEGV, SIGBUS}) std::signal(s, SIG_DFL);  // Catch2 handles them in the test process
+    std::vector<int> changed(4, -1);
+    simt::launch(dim3(1), dim3(4), &big_frame_kernel<Bytes>, changed.data());
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return status;
+}
+
 }  // namespace
 
 TEST_CASE("the SIMT runner gives shuffles, votes and barriers their CUDA meaning", "[simt][runner]") {
@@ -194,13 +269,84 @@ TEST_CASE("the SIMT runner reports wrong synchronisation instead of hanging", "[
     int flag = 0;
     CHECK_THAT(message_of<simt::deadlock_error>(
                    [&] { run(sc.options, "spin_forever_kernel", dim3(1), dim3(64), &spin_forever_kernel, &flag); }),
-               Catch::Matchers::Contains("spin_forever_kernel") && Catch::Matchers::Contains("thread 0 spinning"));
+               Catch::Matchers::Contains("spin_forever_kernel") && Catch::Matchers::Contains("thread 0 spinning") &&
+                   Catch::Matchers::Contains("in the same state"));
+  }
+}
+
+TEST_CASE("the SIMT runner tells loops that make progress from spins that nothing will end", "[simt][runner][spin]") {
+  // Two schedules suffice for the correct kernels (each makes 2^21 scheduling points); the spins run under all.
+  const auto sc = GENERATE(from_range(all_schedules()));
+  const bool long_runs =
+      sc.options.block_order == simt::block_order::forward &&
+      (sc.options.schedule == simt::schedule::forward || sc.options.schedule == simt::schedule::run_to_barrier);
+  const int n = 1 << 21;
+  if (long_runs) {
+    SECTION("an atomicMax reduction over 2^21 values in one block, whose atomics find the maximum early, under " +
+            sc.name) {
+      std::vector<int> in(n, 1);
+      in[0] = 1000;
+      in[n / 2] = 999;
+      int result = 0;
+      run(sc.options, "atomic_max_kernel", dim3(1), dim3(256), &atomic_max_kernel, in.data(), n, &result);
+      CHECK(result == *std::max_element(in.begin(), in.end()));
+    }
+    SECTION("a warp that fences after each of 2^21 plain stores, under " + sc.name) {
+      std::vector<int> out(n, -1), expected(n);
+      for (int i = 0; i < n; ++i) expected[i] = i;
+      run(sc.options, "fenced_writes_kernel", dim3(1), dim3(32), &fenced_writes_kernel, out.data(), n);
+      CHECK(out == expected);
+    }
+  }
+  SECTION("a lock that is never released, under " + sc.name) {
+    int lock = 0;
+    CHECK_THAT(message_of<simt::deadlock_error>([&] {
+                 run(sc.options, "lock_never_released_kernel", dim3(1), dim3(64), &lock_never_released_kernel, &lock);
+               }),
+               Catch::Matchers::Contains("lock_never_released_kernel") && Catch::Matchers::Contains("spinning") &&
+                   Catch::Matchers::Contains("in the same state"));
+  }
+  SECTION("a spin on a plain flag with only a fence in it, under " + sc.name) {
+    int flag = 0;
+    CHECK_THAT(message_of<simt::deadlock_error>(
+                   [&] { run(sc.options, "fence_spin_kernel", dim3(1), dim3(32), &fence_spin_kernel, &flag); }),
+               Catch::Matchers::Contains("fence_spin_kernel") && Catch::Matchers::Contains("thread 0 spinning") &&
+                   Catch::Matchers::Contains("in the same state"));
+  }
+}
+
+TEST_CASE("the SIMT runner gives every thread a stack of CUDA's local-memory size, guarded", "[simt][runner][stack]") {
+  SECTION("a thread with a 72 KiB local array leaves the other threads' frames alone") {
+    std::vector<int> changed(2, -1);
+    simt::launch(dim3(1), dim3(2), &big_frame_kernel<72 * 1024>, changed.data());
+    CHECK(changed == std::vector<int>{0, 0});
+  }
+  SECTION("a frame larger than the stack ends the process with a fault instead of writing into another stack") {
+    const int fits = status_of_child_running_big_frame<400 * 1024>();
+    CHECK((WIFEXITED(fits) && WEXITSTATUS(fits) == 0));
+    const int overflows = status_of_child_running_big_frame<1024 * 1024>();
+    CHECK((WIFSIGNALED(overflows) && WTERMSIG(overflows) == SIGSEGV));
   }
 }
 
 TEST_CASE("the SIMT runner rejects bad launches and passes on exceptions", "[simt][runner]") {
   CHECK_THROWS_AS(simt::launch(dim3(1), dim3(2048), &throwing_kernel), simt::launch_error);
   CHECK_THROWS_AS(simt::launch(dim3(0), dim3(32), &throwing_kernel), simt::launch_error);
+  SECTION("dynamic shared memory beyond sm_90's 227 KiB per block") {
+    std::vector<int> out(64);
+    simt::launch_config config;
+    config.grid = dim3(1);
+    config.block = dim3(64);
+    config.kernel_name = "shared_memory_kernel";
+    config.dynamic_shared_bytes = 227 * 1024;  // the most a block may opt in to
+    simt::launch(config, &shared_memory_kernel, out.data());
+    for (int t = 0; t < 64; ++t) CHECK(out[t] == (63 - t) + 2 * (63 - t));
+    config.dynamic_shared_bytes = 227 * 1024 + 1;
+    CHECK_THROWS_MATCHES(simt::launch(config, &shared_memory_kernel, out.data()), simt::launch_error,
+                         Catch::Matchers::Message(
+                             "simt: kernel 'shared_memory_kernel': 232449 bytes of dynamic shared memory, more than "
+                             "the 232448 a block may have (sm_90, opted in)"));
+  }
   CHECK_THROWS_WITH(simt::launch(dim3(2), dim3(32), &throwing_kernel), "thrown by thread 3");
   CHECK_THROWS_AS(__syncthreads(), simt::error);  // outside a kernel
 }

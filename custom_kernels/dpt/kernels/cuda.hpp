@@ -92,19 +92,22 @@ inline cudaMemPool_t scratch_pool() {
     check(cudaGetDeviceCount(&devices), "cudaGetDeviceCount");
     pools.assign(static_cast<std::size_t>(devices), nullptr);
   }
-  cudaMemPool_t& pool = pools.at(static_cast<std::size_t>(device));
-  if (!pool) {
+  cudaMemPool_t& cached = pools.at(static_cast<std::size_t>(device));
+  if (!cached) {
     cudaMemPoolProps properties{};
     properties.allocType = cudaMemAllocationTypePinned;
     properties.handleTypes = cudaMemHandleTypeNone;
     properties.location.type = cudaMemLocationTypeDevice;
     properties.location.id = device;
+    cudaMemPool_t pool = nullptr;
     check(cudaMemPoolCreate(&pool, &properties), "cudaMemPoolCreate");
     std::uint64_t keep_everything = UINT64_MAX;
-    check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_everything),
-          "cudaMemPoolSetAttribute(cudaMemPoolAttrReleaseThreshold)");
+    const cudaError_t status = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_everything);
+    if (status != cudaSuccess) cudaMemPoolDestroy(pool);  // cached only once fully set up; the next call retries
+    check(status, "cudaMemPoolSetAttribute(cudaMemPoolAttrReleaseThreshold)");
+    cached = pool;
   }
-  return pool;
+  return cached;
 }
 #endif
 
@@ -245,24 +248,32 @@ __device__ void store_release(Word* address, Word value) {
   cuda::atomic_ref<Word, cuda::thread_scope_device>(*address).store(value, cuda::memory_order_release);
 }
 
-// Loads and stores that bypass the non-coherent L1 cache, for values another block publishes during the kernel.
+// How many 32-bit words hold a T (the last one padded with zeros).
 template <class T>
-__device__ T load_volatile(const T* address) {
-  static_assert(sizeof(T) % 4 == 0 && alignof(T) >= 4, "published values are whole 32-bit words");
-  unsigned words[sizeof(T) / 4];
-  const volatile unsigned* source = reinterpret_cast<const volatile unsigned*>(address);
-  for (std::size_t w = 0; w < sizeof(T) / 4; ++w) words[w] = source[w];
+constexpr std::size_t words_of = (sizeof(T) + 3) / 4;
+
+// Loads and stores that bypass the non-coherent L1 cache, for values another block publishes during the kernel.
+// The value lives in words_of<T> 32-bit words of its own, not in an array of T, so any trivially copyable T
+// travels (a 6-byte struct, an 8-byte one aligned to 1): it is copied to and from the words with memcpy. Only the
+// words need 4-byte alignment. Each word is one volatile access; the protocol around them (a flag stored with
+// release semantics after the words, loaded with acquire semantics before them) orders them.
+template <class T>
+__device__ T load_volatile(const unsigned* source) {
+  static_assert(std::is_trivially_copyable<T>::value, "published values must be trivially copyable");
+  unsigned words[words_of<T>];
+  const volatile unsigned* from = source;
+  for (std::size_t w = 0; w < words_of<T>; ++w) words[w] = from[w];
   T result;
   std::memcpy(&result, words, sizeof(T));
   return result;
 }
 template <class T>
-__device__ void store_volatile(T* address, const T& value) {
-  static_assert(sizeof(T) % 4 == 0 && alignof(T) >= 4, "published values are whole 32-bit words");
-  unsigned words[sizeof(T) / 4];
+__device__ void store_volatile(unsigned* target, const T& value) {
+  static_assert(std::is_trivially_copyable<T>::value, "published values must be trivially copyable");
+  unsigned words[words_of<T>] = {};
   std::memcpy(words, &value, sizeof(T));
-  volatile unsigned* target = reinterpret_cast<volatile unsigned*>(address);
-  for (std::size_t w = 0; w < sizeof(T) / 4; ++w) target[w] = words[w];
+  volatile unsigned* to = target;
+  for (std::size_t w = 0; w < words_of<T>; ++w) to[w] = words[w];
 }
 
 }  // namespace detail

@@ -293,23 +293,27 @@ struct tile_status<T, true> {
   }
 };
 
-// Larger values: a flag and two value arrays. The value is written first and the flag stored with release
-// semantics; a reader that loads the flag with acquire semantics then sees the value.
+// Larger values: a flag and two value arrays, each value words_of<T> 32-bit words (so T may have any size and
+// alignment; see store_volatile). The value is written first and the flag stored with release semantics; a reader
+// that loads the flag with acquire semantics then sees the value. Aggregate and inclusive prefix have arrays of
+// their own, so publishing the prefix never rewrites the aggregate that a reader may be loading.
 template <class T>
 struct tile_status<T, false> {
   unsigned* flags;
-  T* aggregates;
-  T* inclusive_prefixes;
+  unsigned* aggregates;          // tile j's aggregate in words [j·words_of<T>, (j + 1)·words_of<T>)
+  unsigned* inclusive_prefixes;  // the same for its inclusive prefix
   unsigned long long* next_tile;
 
+  __device__ unsigned* value_words(std::int64_t tile, unsigned flag) const {
+    return (flag == tile_inclusive_ready ? inclusive_prefixes : aggregates) + tile * std::int64_t{words_of<T>};
+  }
   __device__ void publish(std::int64_t tile, const T& value, unsigned flag) const {
-    store_volatile(flag == tile_inclusive_ready ? &inclusive_prefixes[tile] : &aggregates[tile], value);
+    store_volatile(value_words(tile, flag), value);
     store_release(&flags[tile], flag);
   }
   __device__ tile_state<T> read(std::int64_t tile) const {
     tile_state<T> state{load_acquire(&flags[tile]), T{}};
-    if (state.flag != tile_empty)
-      state.value = load_volatile(state.flag == tile_inclusive_ready ? &inclusive_prefixes[tile] : &aggregates[tile]);
+    if (state.flag != tile_empty) state.value = load_volatile<T>(value_words(tile, state.flag));
     return state;
   }
 };
@@ -419,7 +423,9 @@ class tile_status_layout {
         counter_offset_((count_ * (packed ? sizeof(unsigned long long) : sizeof(unsigned)) + 7) / 8 * 8),
         values_offset_((counter_offset_ + 8 + alignment - 1) / alignment * alignment) {}
 
-  std::size_t bytes() const { return count_ == 0 ? 0 : values_offset_ + (packed ? 0 : 2 * count_ * sizeof(T)); }
+  std::size_t bytes() const {
+    return count_ == 0 ? 0 : values_offset_ + (packed ? 0 : 2 * count_ * words_of<T> * sizeof(unsigned));
+  }
   std::size_t zeroed_bytes() const { return count_ == 0 ? 0 : counter_offset_ + 8; }
 
   tile_status<T> status(void* memory) const {
@@ -429,8 +435,8 @@ class tile_status_layout {
     if constexpr (packed) {
       return {reinterpret_cast<unsigned long long*>(base), counter};
     } else {
-      T* values = reinterpret_cast<T*>(base + values_offset_);
-      return {reinterpret_cast<unsigned*>(base), values, values + count_, counter};
+      auto* values = reinterpret_cast<unsigned*>(base + values_offset_);
+      return {reinterpret_cast<unsigned*>(base), values, values + count_ * words_of<T>, counter};
     }
   }
 
