@@ -185,6 +185,20 @@ with tempfile.TemporaryDirectory() as work:
     if not reader or "big 40, tiny 500" not in reader or "**not met**" not in reader:
         failures.append(f"the reader is judged on its largest file (40 MB/s < 50: not met): {reader}")
 
+with tempfile.TemporaryDirectory() as work:
+    # bench_simt_switch: Google Benchmark's own main, real time (names end in /real_time), no size; the family is the
+    # file's. One schedule under the target of 5 M switches/s makes the verdict "not met".
+    path = os.path.join(work, "omp-simt_switch.1.json.gz")
+    rows = [{"name": f"BM_simt_{variant}/real_time", "run_type": "iteration", "real_time": 20.0, "time_unit": "ms",
+             "items_per_second": rate, "switches/s": rate}
+            for variant, rate in (("nanosleep_switches", 16e6), ("syncwarp_switches_forward", 4e6))]
+    write(path, context("omp", 2048, "2026-12-02T12:00:00+00:00"), rows)
+    text = plot([path])
+    expect(text, "- **omp** fiber switches per second: nanosleep 16.0 M/s, syncwarp_forward 4.0 M/s. Target (≥ 5 M "
+           "switches/s in every schedule): **not met**.", "bench_simt_switch's real-time rows are one family")
+    if "## BM_simt" in text:
+        failures.append("a /real_time suffix made each bench_simt_switch benchmark a family of its own")
+
 for failure in failures:
     print("FAILED:", failure)
 print(f"bench_plot: {len(failures)} failure(s)")
