@@ -1,6 +1,7 @@
 # Shared by the apps' end-to-end scripts (tests/*/app_test.sh). Source it after setting `app` (the program
 # under test). Besides $work, fail and finish (script_test_lib.sh), it provides:
-#   skip_without_device ARGS…  exits 77 ("skipped", for ctest) when a CUDA build cannot run ARGS here
+#   skip_without_device ARGS…  exits 77 ("skipped", for ctest) when a CUDA build cannot run ARGS here: the app
+#                           says "error: no CUDA device" (any other failure, a CUDA error too, is the test's)
 #   expect_bad NAME FRAGMENT ARGS…  the app, given ARGS plus the output options in the array `outputs`
 #                           (paths under $work), exits 2 with a one-line error holding FRAGMENT and leaves
 #                           none of those outputs behind, not even a temporary
@@ -9,7 +10,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/script_test_lib.sh"
 outputs=()
 
 skip_without_device() {
-  if ! "$app" "$@" >"$work/probe.out" 2>&1 && grep -qi "cuda" "$work/probe.out"; then
+  if ! "$app" "$@" >"$work/probe.out" 2>&1 && grep -q "error: no CUDA device" "$work/probe.out"; then
     echo "skipped: no device"
     exit 77
   fi
