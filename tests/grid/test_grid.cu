@@ -232,50 +232,87 @@ TEST_CASE("build_grid reproduces the worked example", "[grid]" DPT_BACKEND_TAG) 
   CHECK(neighbors.counts == std::vector<std::int64_t>{1, 1, 0, 1, 0, 1});
 }
 
-TEMPLATE_TEST_CASE("build_grid matches the sequential reference in 2-D", "[grid][large]" DPT_BACKEND_TAG, float,
-                   double) {
-  const std::size_t n = GENERATE(from_range(dpt::test::interesting_sizes));
-  const int layout = GENERATE(0, 1, 2, 3);
-  const auto how = GENERATE(dpt::test::spread::uniform, dpt::test::spread::clustered);
+// The random tests below come in two sizes: up to 97 particles for every build, the sanitizer one included, and
+// the larger sizes tagged [large], which the sanitizer build skips (see tests/CMakeLists.txt).
+template <int Dim, class Real>
+void check_build_grid(std::size_t n, int layout, dpt::test::spread how) {
   CAPTURE(n, layout, how == dpt::test::spread::uniform);
-  const auto grid = dpt::test::unit_grid<2, TestType>(cells_of<2>(layout));
-  const auto p = dpt::test::random_particles<2, TestType>(n, 7 + n, how);
+  const auto grid = dpt::test::unit_grid<Dim, Real>(cells_of<Dim>(layout));
+  const auto p = dpt::test::random_particles<Dim, Real>(n, (Dim == 2 ? 7 : 11) + n, how);
   check_against_reference(run_build_grid(grid, p), dpt::test::reference_cells(grid, p));
 }
 
-TEMPLATE_TEST_CASE("build_grid matches the sequential reference in 3-D", "[grid][large]" DPT_BACKEND_TAG, float,
-                   double) {
-  const std::size_t n = GENERATE(0, 1, 2, 31, 1009, 65537);
-  const int layout = GENERATE(0, 1, 2, 3);
-  const auto how = GENERATE(dpt::test::spread::uniform, dpt::test::spread::clustered);
-  CAPTURE(n, layout, how == dpt::test::spread::uniform);
-  const auto grid = dpt::test::unit_grid<3, TestType>(cells_of<3>(layout));
-  const auto p = dpt::test::random_particles<3, TestType>(n, 11 + n, how);
-  check_against_reference(run_build_grid(grid, p), dpt::test::reference_cells(grid, p));
+TEMPLATE_TEST_CASE("build_grid matches the sequential reference in 2-D", "[grid]" DPT_BACKEND_TAG, float, double) {
+  const std::size_t n = GENERATE(0, 1, 2, 3, 31, 97);
+  check_build_grid<2, TestType>(n, GENERATE(0, 1, 2, 3),
+                                GENERATE(dpt::test::spread::uniform, dpt::test::spread::clustered));
 }
 
-TEMPLATE_TEST_CASE("neighbour counts and lists match all pairs in 2-D", "[grid][neighbors][large]" DPT_BACKEND_TAG,
-                   float, double) {
-  const std::size_t n = GENERATE(0, 1, 2, 3, 31, 97, 1009, 3001);
-  const int side = GENERATE(1, 4, 10);
-  const TestType radius_fraction = GENERATE(TestType(1), TestType(0.37));
-  const auto how = GENERATE(dpt::test::spread::uniform, dpt::test::spread::clustered);
+TEMPLATE_TEST_CASE("build_grid matches the sequential reference in 2-D, large", "[grid][large]" DPT_BACKEND_TAG, float,
+                   double) {
+  const std::size_t n = GENERATE(1009, 65537, 1000003);
+  check_build_grid<2, TestType>(n, GENERATE(0, 1, 2, 3),
+                                GENERATE(dpt::test::spread::uniform, dpt::test::spread::clustered));
+}
+
+TEMPLATE_TEST_CASE("build_grid matches the sequential reference in 3-D", "[grid]" DPT_BACKEND_TAG, float, double) {
+  const std::size_t n = GENERATE(0, 1, 2, 31);
+  check_build_grid<3, TestType>(n, GENERATE(0, 1, 2, 3),
+                                GENERATE(dpt::test::spread::uniform, dpt::test::spread::clustered));
+}
+
+TEMPLATE_TEST_CASE("build_grid matches the sequential reference in 3-D, large", "[grid][large]" DPT_BACKEND_TAG, float,
+                   double) {
+  const std::size_t n = GENERATE(1009, 65537);
+  check_build_grid<3, TestType>(n, GENERATE(0, 1, 2, 3),
+                                GENERATE(dpt::test::spread::uniform, dpt::test::spread::clustered));
+}
+
+// Radius a fraction of the cell side; a radius that exactly equals the cell size is allowed: the cells p ± R
+// overlaps still hold every neighbour.
+template <class Real>
+void check_neighbors_2d(std::size_t n, int side, Real radius_fraction, dpt::test::spread how) {
   CAPTURE(n, side, radius_fraction, how == dpt::test::spread::uniform);
-  const auto grid = dpt::test::unit_grid<2, TestType>({side, side});
-  const auto p = dpt::test::random_particles<2, TestType>(n, 5 + n, how);
-  // a radius that exactly equals the cell size is allowed: the cells p ± R overlaps still hold every neighbour
-  check_neighbors(grid, p, grid.cell_size(0) * radius_fraction);
+  const auto grid = dpt::test::unit_grid<2, Real>({side, side});
+  check_neighbors(grid, dpt::test::random_particles<2, Real>(n, 5 + n, how), grid.cell_size(0) * radius_fraction);
 }
 
-TEMPLATE_TEST_CASE("neighbour counts and lists match all pairs in 3-D", "[grid][neighbors][large]" DPT_BACKEND_TAG,
-                   float, double) {
-  const std::size_t n = GENERATE(0, 1, 2, 97, 2003);
-  const int side = GENERATE(1, 3, 6);
-  const auto how = GENERATE(dpt::test::spread::uniform, dpt::test::spread::clustered);
+TEMPLATE_TEST_CASE("neighbour counts and lists match all pairs in 2-D", "[grid][neighbors]" DPT_BACKEND_TAG, float,
+                   double) {
+  const std::size_t n = GENERATE(0, 1, 2, 3, 31, 97);
+  const int side = GENERATE(1, 4, 10);
+  check_neighbors_2d<TestType>(n, side, GENERATE(TestType(1), TestType(0.37)),
+                               GENERATE(dpt::test::spread::uniform, dpt::test::spread::clustered));
+}
+
+TEMPLATE_TEST_CASE("neighbour counts and lists match all pairs in 2-D, large",
+                   "[grid][neighbors][large]" DPT_BACKEND_TAG, float, double) {
+  const std::size_t n = GENERATE(1009, 3001);
+  const int side = GENERATE(1, 4, 10);
+  check_neighbors_2d<TestType>(n, side, GENERATE(TestType(1), TestType(0.37)),
+                               GENERATE(dpt::test::spread::uniform, dpt::test::spread::clustered));
+}
+
+// R the smallest cell side
+template <class Real>
+void check_neighbors_3d(std::size_t n, int side, dpt::test::spread how) {
   CAPTURE(n, side, how == dpt::test::spread::uniform);
-  const auto grid = dpt::test::unit_grid<3, TestType>({side, side, side + 1});
-  const auto p = dpt::test::random_particles<3, TestType>(n, 3 + n, how);
-  check_neighbors(grid, p, grid.cell_size(2));  // the smallest cell side
+  const auto grid = dpt::test::unit_grid<3, Real>({side, side, side + 1});
+  check_neighbors(grid, dpt::test::random_particles<3, Real>(n, 3 + n, how), grid.cell_size(2));
+}
+
+TEMPLATE_TEST_CASE("neighbour counts and lists match all pairs in 3-D", "[grid][neighbors]" DPT_BACKEND_TAG, float,
+                   double) {
+  const std::size_t n = GENERATE(0, 1, 2, 97);
+  check_neighbors_3d<TestType>(n, GENERATE(1, 3, 6),
+                               GENERATE(dpt::test::spread::uniform, dpt::test::spread::clustered));
+}
+
+TEMPLATE_TEST_CASE("neighbour counts and lists match all pairs in 3-D, large",
+                   "[grid][neighbors][large]" DPT_BACKEND_TAG, float, double) {
+  const std::size_t n = GENERATE(2003);
+  check_neighbors_3d<TestType>(n, GENERATE(1, 3, 6),
+                               GENERATE(dpt::test::spread::uniform, dpt::test::spread::clustered));
 }
 
 TEMPLATE_TEST_CASE("neighbour queries over a large number of particles match all pairs on a sample",
