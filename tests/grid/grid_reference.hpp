@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <thrust/device_vector.h>
 #include <thrust/host_vector.h>
@@ -91,6 +92,29 @@ std::vector<std::int64_t> reference_cells(const dpt::uniform_grid<Dim, Real>& gr
     cells[i] = cell;
   }
   return cells;
+}
+
+// The first particle whose cell is not where exact arithmetic puts it, or -1. reference_cells and the library map a
+// position in Real arithmetic with one formula; this checks that formula from outside: in long double, each axis's
+// cell k must satisfy k ≤ t < k + 1 for t = (x − lower) / (upper − lower) · cells, give or take a few rounding
+// errors of Real at an edge (the upper edge and, when clamping, anything beyond the box in the nearest cell).
+template <int Dim, class Real>
+std::int64_t first_cell_off_exact(const dpt::uniform_grid<Dim, Real>& grid, const host_particles<Dim, Real>& p,
+                                  const std::vector<std::int64_t>& cells) {
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    std::int64_t rest = cells[i];
+    for (int a = 0; a < Dim; ++a) {
+      const std::int64_t k = rest % grid.cells[a];
+      rest /= grid.cells[a];
+      const long double t = (static_cast<long double>(p.axis[a][i]) - grid.lower[a]) /
+                            (static_cast<long double>(grid.upper[a]) - grid.lower[a]) * grid.cells[a];
+      const long double slack = 8 * std::numeric_limits<Real>::epsilon() * std::max<long double>(1, std::fabs(t));
+      const bool low_ok = k == 0 ? true : t >= k - slack;
+      const bool high_ok = k == grid.cells[a] - 1 ? true : t < k + 1 + slack;
+      if (!low_ok || !high_ok) return static_cast<std::int64_t>(i);
+    }
+  }
+  return -1;
 }
 
 // For every cell, its particles in ascending order.

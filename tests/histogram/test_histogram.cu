@@ -36,15 +36,22 @@ std::vector<histogram_method> available_methods() {
   return methods;
 }
 
+// Counts written as Count (the header allows any integer type), every bin set to Count(-1) first: a bin never
+// written reads back as 2^64 - 1 (signed) or 2^32 - 1 (uint32), which no expected count is.
+template <class Count, class Value, class Bound>
+histogram_counts run_histogram_into(const std::vector<Value>& values, const dpt::even_bins<Bound>& bins,
+                                    histogram_method method) {
+  const thrust::device_vector<Value> d_values(values.begin(), values.end());
+  thrust::device_vector<Count> d_counts(bins.count, static_cast<Count>(-1));
+  const auto result = dpt::histogram(thrust::device, d_values.begin(), d_values.end(), bins, d_counts.begin(), method);
+  const thrust::host_vector<Count> counts = d_counts;
+  return {std::vector<unsigned long long>(counts.begin(), counts.end()), result.below, result.above, result.nan};
+}
+
 template <class Value, class Bound>
 histogram_counts run_histogram(const std::vector<Value>& values, const dpt::even_bins<Bound>& bins,
                                histogram_method method) {
-  const thrust::device_vector<Value> d_values(values.begin(), values.end());
-  thrust::device_vector<long long> d_counts(bins.count, -1);
-  const auto result = dpt::histogram(thrust::device, d_values.begin(), d_values.end(), bins, d_counts.begin(), method);
-  const thrust::host_vector<long long> counts = d_counts;
-  // a bin left at -1 (never written) reads as 2^64 - 1, which no expected count is
-  return {std::vector<unsigned long long>(counts.begin(), counts.end()), result.below, result.above, result.nan};
+  return run_histogram_into<long long>(values, bins, method);
 }
 
 // Normal values around the middle of [lo, hi], wide enough that some fall outside; every 97th value is made
@@ -67,14 +74,20 @@ std::vector<Value> random_sample(std::size_t n, std::uint64_t seed, double lo, d
 }
 
 template <class Value, class Bound>
-void check_every_method(const std::vector<Value>& values, const dpt::even_bins<Bound>& bins,
-                        const histogram_counts& expected) {
-  // the sequential reference too, where `expected` is NumPy's own counts (elsewhere it is the reference's)
-  CHECK(dpt::app::sequential_histogram(values, dpt::widen_empty_range(bins)) == expected);
+void check_methods(const std::vector<Value>& values, const dpt::even_bins<Bound>& bins,
+                   const histogram_counts& expected) {
   for (const auto method : available_methods()) {
     INFO("method " << dpt::histogram_method_name(method));
     CHECK(run_histogram(values, bins, method) == expected);
   }
+}
+
+// Counts worked out by hand or by NumPy: every method, and the sequential reference too, must give them.
+template <class Value, class Bound>
+void check_every_method(const std::vector<Value>& values, const dpt::even_bins<Bound>& bins,
+                        const histogram_counts& expected) {
+  CHECK(dpt::app::sequential_histogram(values, dpt::widen_empty_range(bins)) == expected);
+  check_methods(values, bins, expected);
 }
 
 }  // namespace
@@ -109,6 +122,13 @@ TEST_CASE("every histogram method matches the sequential reference", "[histogram
     const auto values = random_sample<int>(n, 14 + n, -40.0, 1200.0);
     const dpt::even_bins<double> spec{bins, -40.0, 1200.0};
     CHECK(run_histogram(values, spec, method) == dpt::app::sequential_histogram(values, spec));
+  }
+  SECTION("counts written as 32-bit integers, signed and unsigned") {
+    const auto values = random_sample<double>(n, 15 + n, 0.0, 1.0);
+    const dpt::even_bins<double> spec{bins, 0.0, 1.0};
+    const auto expected = dpt::app::sequential_histogram(values, spec);
+    CHECK(run_histogram_into<std::int32_t>(values, spec, method) == expected);
+    CHECK(run_histogram_into<std::uint32_t>(values, spec, method) == expected);
   }
 }
 
@@ -169,7 +189,7 @@ TEST_CASE("histogram counts uint8 pixels", "[histogram]" DPT_BACKEND_TAG) {
   SECTION("a million random pixels against the reference") {
     const auto pixels = dpt::test::random_values<std::uint8_t>(1000003, 99, 0, 255);
     const dpt::even_bins<double> spec{256, 0.0, 256.0};
-    check_every_method(pixels, spec, dpt::app::sequential_histogram(pixels, spec));
+    check_methods(pixels, spec, dpt::app::sequential_histogram(pixels, spec));
   }
 }
 
@@ -197,7 +217,7 @@ TEST_CASE("histogram handles degenerate shapes", "[histogram]" DPT_BACKEND_TAG) 
     REQUIRE(expected.counts.front() == 0);
     REQUIRE(expected.counts[500] == 0);
     REQUIRE(expected.counts.back() == 0);
-    check_every_method(values, spec, expected);
+    check_methods(values, spec, expected);
   }
   SECTION("only the first and last bins used, a million empty bins between") {
     const std::vector<double> values{0.0, 0.0, 1.0};
@@ -229,11 +249,19 @@ TEST_CASE("NumPy's bins stay where they are in a build that fuses multiply-adds"
     const double hi = lo + std::uniform_real_distribution<double>(1e-3, 300)(rng);
     const dpt::even_bins<double> spec{std::uniform_int_distribution<int>(1, 1000)(rng), lo, hi};
     const auto bin_of = dpt::make_numpy_bin_index<double>(spec);
+    // the reference's own edges and binary search, so that the loop tests something in a build without the FMA file
+    const std::vector<double> edges = dpt::app::numpy_edges<double>(spec);
+    const auto reference_bin = [&](double x) -> long {
+      if (x < edges.front() || x > edges.back()) return -1;
+      if (x == edges.back()) return spec.count - 1;
+      return std::upper_bound(edges.begin(), edges.end(), x) - edges.begin() - 1;
+    };
     for (int i = 0; i <= spec.count; i += 1 + spec.count / 50) {
       for (const double x :
            {std::nextafter(bin_of.edge(i), -1e300), bin_of.edge(i), std::nextafter(bin_of.edge(i), 1e300)}) {
         INFO("bins " << spec.count << " over [" << lo << ", " << hi << "], x " << x);
         REQUIRE(dpt::test::numpy_bin_built_with_fma(x, spec) == bin_of(x));
+        if (reference_bin(x) >= 0) REQUIRE(bin_of(x) == reference_bin(x));
       }
     }
   }

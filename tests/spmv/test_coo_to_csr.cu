@@ -125,6 +125,14 @@ TEMPLATE_TEST_CASE("expand_symmetric mirrors each off-diagonal entry once", "[sp
   }
 }
 
+TEST_CASE("expand_symmetric mirrors a million stored entries", "[spmv][coo_to_csr]" DPT_BACKEND_TAG) {
+  const std::size_t n = 1000003;
+  const auto t = random_triplets(n, 100003, 100003, true, 17);
+  const auto expected =
+      csr_from_map(dpt::test::reference_matrix(t.row, t.col, t.value, dpt::mtx::symmetry::symmetric), t.rows);
+  CHECK(device_coo_to_csr<std::int64_t>(t, dpt::mtx::symmetry::symmetric) == expected);
+}
+
 TEST_CASE("expand_symmetric rejects a skew-symmetric matrix with a non-zero diagonal",
           "[spmv][coo_to_csr]" DPT_BACKEND_TAG) {
   const std::vector<int> rows{1, 2, 2}, cols{0, 2, 1};
