@@ -203,6 +203,12 @@ int status_of_child_running_big_frame() {
   return status;
 }
 
+// The deadlock_error message of a one-block launch of `kernel(flag)` that spins on `flag` forever.
+std::string spin_report(const simt::options& options, const char* name, unsigned threads, void (*kernel)(int*)) {
+  int flag = 0;
+  return message_of<simt::deadlock_error>([&] { run(options, name, dim3(1), dim3(threads), kernel, &flag); });
+}
+
 }  // namespace
 
 TEST_CASE("the SIMT runner gives shuffles, votes and barriers their CUDA meaning", "[simt][runner]") {
@@ -266,9 +272,7 @@ TEST_CASE("the SIMT runner reports wrong synchronisation instead of hanging", "[
                    Catch::Matchers::Contains("__shfl_xor_sync()") && Catch::Matchers::Contains("lane"));
   }
   SECTION("a spin loop that nothing will end, under " + sc.name) {
-    int flag = 0;
-    CHECK_THAT(message_of<simt::deadlock_error>(
-                   [&] { run(sc.options, "spin_forever_kernel", dim3(1), dim3(64), &spin_forever_kernel, &flag); }),
+    CHECK_THAT(spin_report(sc.options, "spin_forever_kernel", 64, &spin_forever_kernel),
                Catch::Matchers::Contains("spin_forever_kernel") && Catch::Matchers::Contains("thread 0 spinning") &&
                    Catch::Matchers::Contains("in the same state"));
   }
@@ -299,17 +303,12 @@ TEST_CASE("the SIMT runner tells loops that make progress from spins that nothin
     }
   }
   SECTION("a lock that is never released, under " + sc.name) {
-    int lock = 0;
-    CHECK_THAT(message_of<simt::deadlock_error>([&] {
-                 run(sc.options, "lock_never_released_kernel", dim3(1), dim3(64), &lock_never_released_kernel, &lock);
-               }),
+    CHECK_THAT(spin_report(sc.options, "lock_never_released_kernel", 64, &lock_never_released_kernel),
                Catch::Matchers::Contains("lock_never_released_kernel") && Catch::Matchers::Contains("spinning") &&
                    Catch::Matchers::Contains("in the same state"));
   }
   SECTION("a spin on a plain flag with only a fence in it, under " + sc.name) {
-    int flag = 0;
-    CHECK_THAT(message_of<simt::deadlock_error>(
-                   [&] { run(sc.options, "fence_spin_kernel", dim3(1), dim3(32), &fence_spin_kernel, &flag); }),
+    CHECK_THAT(spin_report(sc.options, "fence_spin_kernel", 32, &fence_spin_kernel),
                Catch::Matchers::Contains("fence_spin_kernel") && Catch::Matchers::Contains("thread 0 spinning") &&
                    Catch::Matchers::Contains("in the same state"));
   }
