@@ -1,4 +1,4 @@
-// The operators and seeded inputs that the custom-kernel tests share: the host SIMT runner's
+// The operators, seeded inputs and sequential reference scan that the custom-kernel tests share: the host SIMT runner's
 // (test_custom_kernels.cpp) and the GPU comparison with CUB (test_vs_cub.cu).
 #pragma once
 
@@ -97,6 +97,35 @@ std::vector<T> exact_scan_inputs(std::size_t n, std::uint64_t seed, T init) {
   } else {
     return scan_inputs<T>(n, seed, -1000, 1000, true);
   }
+}
+
+// The references' own operator, never the kernels': a + b for numbers, dpt::test::compose for affine maps.
+template <class T>
+T reference_combine(const T& a, const T& b) {
+  if constexpr (std::is_same_v<T, affine>)
+    return compose{}(a, b);
+  else
+    return static_cast<T>(a + b);
+}
+
+// The sequential scan of every `segment` inputs on its own (of all of them when segment is 0), one element after
+// another; an exclusive scan starts each segment from init.
+template <class T>
+std::vector<T> reference_scan(const std::vector<T>& in, bool exclusive, const T& init, std::size_t segment = 0) {
+  std::vector<T> out(in.size());
+  T running = init;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const bool first = segment == 0 ? i == 0 : i % segment == 0;
+    if (exclusive) {
+      if (first) running = init;
+      out[i] = running;
+      running = reference_combine(running, in[i]);
+    } else {
+      running = first ? in[i] : reference_combine(running, in[i]);
+      out[i] = running;
+    }
+  }
+  return out;
 }
 
 }  // namespace dpt::test

@@ -27,6 +27,7 @@ using dpt::test::affine;
 using dpt::test::all_schedules;
 using dpt::test::make_case;
 using dpt::test::message_of;
+using dpt::test::reference_scan;
 using dpt::test::run;
 using dpt::test::schedule_case;
 
@@ -47,33 +48,6 @@ std::vector<T> inputs(std::size_t n, std::uint64_t seed) {
   return dpt::test::exact_scan_inputs<T>(n, seed, initial_value<T>());
 }
 
-// The references combine with the test's own operators, never the kernels': a + b for numbers, and
-// dpt::test::compose for affine maps.
-template <class T>
-T reference_combine(const T& a, const T& b) {
-  if constexpr (std::is_same_v<T, affine>)
-    return dpt::test::compose{}(a, b);
-  else
-    return static_cast<T>(a + b);
-}
-
-template <class T>
-std::vector<T> reference_scan(const std::vector<T>& in, bool exclusive, T init) {
-  const auto op = [](const T& a, const T& b) { return reference_combine(a, b); };
-  std::vector<T> out(in.size());
-  T running = init;
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    if (exclusive) {
-      out[i] = running;
-      running = op(running, in[i]);
-    } else {
-      running = i == 0 ? in[0] : op(running, in[i]);
-      out[i] = running;
-    }
-  }
-  return out;
-}
-
 // The index of the first difference, or -1.
 template <class T>
 long long first_mismatch(const std::vector<T>& got, const std::vector<T>& expected) {
@@ -85,17 +59,6 @@ long long first_mismatch(const std::vector<T>& got, const std::vector<T>& expect
 
 // ---- kernels that exercise one building block at a time ------------------------------------------------------
 
-// Each block of `width` values scanned on its own.
-template <class T>
-std::vector<T> segmented_reference(const std::vector<T>& in, std::size_t width, bool exclusive, T init) {
-  std::vector<T> out;
-  for (std::size_t b = 0; b < in.size(); b += width) {
-    const auto part = reference_scan(std::vector<T>(in.begin() + b, in.begin() + b + width), exclusive, init);
-    out.insert(out.end(), part.begin(), part.end());
-  }
-  return out;
-}
-
 template <class T, k::warp_scan_algorithm Algorithm>
 void check_warp_scan(const schedule_case& sc, bool exclusive) {
   const op_t<T> op{};
@@ -103,7 +66,7 @@ void check_warp_scan(const schedule_case& sc, bool exclusive) {
   std::vector<T> out(in.size());
   simt::scoped_options use(sc.options);
   k::scan_each_warp<Algorithm>(in.data(), out.data(), 9, exclusive, initial_value<T>(), op);
-  CHECK(first_mismatch(out, segmented_reference(in, 32, exclusive, initial_value<T>())) == -1);
+  CHECK(first_mismatch(out, reference_scan(in, exclusive, initial_value<T>(), 32)) == -1);
 }
 
 template <class T, int BlockThreads, k::block_scan_algorithm Algorithm>
@@ -115,7 +78,7 @@ void check_block_scan(const schedule_case& sc, bool exclusive) {
   simt::scoped_options use(sc.options);
   k::scan_each_block<BlockThreads, Algorithm>(in.data(), out.data(), aggregates.data(), blocks, exclusive,
                                               initial_value<T>(), op);
-  CHECK(first_mismatch(out, segmented_reference(in, BlockThreads, exclusive, initial_value<T>())) == -1);
+  CHECK(first_mismatch(out, reference_scan(in, exclusive, initial_value<T>(), BlockThreads)) == -1);
   for (unsigned b = 0; b < blocks; ++b) {
     const std::vector<T> part(in.begin() + b * BlockThreads, in.begin() + (b + 1) * BlockThreads);
     CHECK(aggregates[b] == reference_scan(part, false, T{}).back());
@@ -821,7 +784,7 @@ TEST_CASE("Hillis-Steele does 32 x 5 - 31 = 129 additions per warp", "[simt][wor
     k::scan_each_warp<k::warp_scan_algorithm::shuffle>(in.data(), out.data(), 4, false, 0, counting_sum{&count});
   }
   CHECK(count == 4 * 129);
-  CHECK(out == segmented_reference(in, 32, false, 0));
+  CHECK(out == reference_scan(in, false, 0, 32));
 }
 
 TEST_CASE("up-sweep/down-sweep does at most 2(N - 1) additions", "[simt][work]") {

@@ -46,39 +46,13 @@ std::vector<T> inputs(std::size_t n, std::uint64_t seed) {
   return dpt::test::exact_scan_inputs<T>(n, seed, initial_value<T>());
 }
 
-// The sequential scan of every `segment` inputs on its own (32 for warps, BlockThreads for blocks), with the
-// test's own operators: a + b for numbers, dpt::test::compose for affine maps.
-template <class T>
-std::vector<T> reference_scan(const std::vector<T>& in, bool exclusive, std::size_t segment) {
-  const auto combine = [](const T& a, const T& b) {
-    if constexpr (std::is_same_v<T, affine>)
-      return dpt::test::compose{}(a, b);
-    else
-      return static_cast<T>(a + b);
-  };
-  std::vector<T> out(in.size());
-  T running{};
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    const bool first = i % segment == 0;
-    if (exclusive) {
-      if (first) running = initial_value<T>();
-      out[i] = running;
-      running = combine(running, in[i]);
-    } else {
-      running = first ? in[i] : combine(running, in[i]);
-      out[i] = running;
-    }
-  }
-  return out;
-}
-
 // Ours and CUB's against the sequential scan, exactly.
 template <class T>
 void check_exact(const std::vector<T>& in, const std::vector<T>& ours, const std::vector<T>& cub, bool exclusive,
                  std::size_t segment) {
   REQUIRE(ours.size() == in.size());
   REQUIRE(cub.size() == in.size());
-  const auto expected = reference_scan(in, exclusive, segment);
+  const auto expected = dpt::test::reference_scan(in, exclusive, initial_value<T>(), segment);
   const auto mismatches = [&](const std::vector<T>& got, const char* who) {
     std::size_t count = 0, first = 0;
     for (std::size_t i = 0; i < got.size(); ++i)
