@@ -1,5 +1,6 @@
 // Sort family: uniformly random 32-bit keys sorted by thrust::sort on the build's device system (a radix sort
-// on CUDA, a parallel merge sort on OMP/TBB), by std::sort on one core, and on the GPU by
+// on CUDA, a parallel merge sort on OMP/TBB), on CPU builds by std::sort on one core and by tbb::parallel_sort on
+// every core (the strongest CPU peer at hand: a parallel comparison sort), and on the GPU by
 // cub::DeviceRadixSort. Each iteration sorts a fresh copy of the same keys; only the sort is timed. Every variant
 // is checked before it is timed (checked in bench.hpp): its keys must come out in order and be the same keys.
 // Bytes are effective bytes, the problem's input and output (one read and one write of the keys, 8n), the same
@@ -18,6 +19,8 @@
 
 #if DPT_BENCH_GPU
 #  include <cub/device/device_radix_sort.cuh>
+#else
+#  include <tbb/parallel_sort.h>
 #endif
 
 namespace dpt::bench {
@@ -76,22 +79,27 @@ void register_benchmarks() {
       report(state, seconds, n, bytes);
     });
 #if !DPT_BENCH_GPU
-    add("sort/std_sort", n, [n, bytes](benchmark::State& state) {
-      const auto unsorted = random_keys(n);
-      std::vector<key> keys(n);
-      const auto restore = [&] { std::copy(unsorted.begin(), unsorted.end(), keys.begin()); };
-      const auto op = [&] { std::sort(keys.begin(), keys.end()); };
-      if (!checked(
-              state,
-              [&] {
-                restore();
-                op();
-              },
-              [&] { return sorts(unsorted, keys); }, sort_error))
-        return;
-      const double seconds = timed_loop(state, where::host, op, restore);
-      report(state, seconds, n, bytes);
-    });
+    // The two host sorts: keys in a std::vector, sorted in place by `sort`.
+    const auto add_host_sort = [n, bytes](const char* name, auto sort) {
+      add(name, n, [n, bytes, sort](benchmark::State& state) {
+        const auto unsorted = random_keys(n);
+        std::vector<key> keys(n);
+        const auto restore = [&] { std::copy(unsorted.begin(), unsorted.end(), keys.begin()); };
+        const auto op = [&] { sort(keys.begin(), keys.end()); };
+        if (!checked(
+                state,
+                [&] {
+                  restore();
+                  op();
+                },
+                [&] { return sorts(unsorted, keys); }, sort_error))
+          return;
+        const double seconds = timed_loop(state, where::host, op, restore);
+        report(state, seconds, n, bytes);
+      });
+    };
+    add_host_sort("sort/std_sort", [](auto first, auto last) { std::sort(first, last); });
+    add_host_sort("sort/tbb_parallel_sort", [](auto first, auto last) { tbb::parallel_sort(first, last); });
 #else
     add("sort/cub_radix_sort", n, [n, bytes](benchmark::State& state) {
       const auto host_keys = random_keys(n);

@@ -3,7 +3,7 @@
 #
 #   dpt_add_test(NAME SOURCES ... [LABELS cpu|simt|gpu ...] [LIBS ...] [ARGS ...])
 #   dpt_add_app(NAME SOURCES ... [LIBS ...])
-#   dpt_add_bench(NAME SOURCES ... [LIBS ...])
+#   dpt_add_bench(NAME SOURCES ... [LIBS ...] [SMOKE_ARGS ...])
 #   dpt_add_library(NAME SOURCES ... [LIBS ...])
 
 # Warnings for dpt's own targets only; consumers of dpt::algorithms never inherit them.
@@ -66,10 +66,17 @@ function(dpt_add_test name)
   set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}" SKIP_RETURN_CODE 77)
 endfunction()
 
+# A benchmark executable. In a CPU build with tests it is also a ctest smoke test, NAME_smoke (labels `cpu` and
+# `bench`): bench/smoke runs it with SMOKE_ARGS (small sizes) and fails if any benchmark's check before timing
+# failed. A CUDA build has none: scripts/gpu-check runs the GPU benchmarks in full.
 function(dpt_add_bench name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;SMOKE_ARGS" ${ARGN})
   _dpt_add_executable(${name} SOURCES ${ARG_SOURCES} LIBS benchmark::benchmark ${ARG_LIBS})
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bench")
+  if(DPT_BUILD_TESTS AND NOT DPT_CUDA)
+    add_test(NAME ${name}_smoke COMMAND ${PROJECT_SOURCE_DIR}/bench/smoke $<TARGET_FILE:${name}> ${ARG_SMOKE_ARGS})
+    set_tests_properties(${name}_smoke PROPERTIES LABELS "cpu;bench")
+  endif()
 endfunction()
 
 # A static library of dpt code that several executables share (a tour chapter, a file reader).

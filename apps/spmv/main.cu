@@ -11,6 +11,7 @@
 #include <string>
 #include <thrust/device_vector.h>
 #include <thrust/execution_policy.h>
+#include <thrust/fill.h>
 #include <thrust/host_vector.h>
 #include <vector>
 
@@ -203,6 +204,8 @@ int run(const options& opt, const dpt::mtx::coo_matrix& m, const std::vector<dou
                        thrust::raw_pointer_cast(A.column_indices.data()), thrust::raw_pointer_cast(A.values.data()),
                        A.rows, A.nnz(), thrust::raw_pointer_cast(x.data()), thrust::raw_pointer_cast(y.data()));
   };
+  // y holds the other variants' right answer: NaN instead, so that a row the kernel never writes fails the check
+  thrust::fill(y.begin(), y.end(), std::numeric_limits<Value>::quiet_NaN());
   const double kernel_seconds = 1e-3 * dpt::app::median_ms(opt.repeat, fused_kernel);
   const thrust::host_vector<Value> y_kernel = y;
   std::printf("  fused:       %.6f ms, %.3f GFLOP/s with the hand-written kernel (dpt::kernels::spmv, one launch)\n",
@@ -212,10 +215,7 @@ int run(const options& opt, const dpt::mtx::coo_matrix& m, const std::vector<dou
   const std::vector<double> y_result(y_device.begin(), y_device.end());
   const std::string rounded =
       sizeof(Value) == 4 ? "float once rounded (use --precision double)" : "double once rounded";
-  refuse_non_finite(y_result, opt.matrix_path, rounded);
-#if DPT_SPMV_HAS_FUSED_KERNEL
-  refuse_non_finite(std::vector<double>(y_kernel.begin(), y_kernel.end()), opt.matrix_path, rounded);
-#endif
+  refuse_non_finite(y_result, opt.matrix_path, rounded);  // the fused kernel's y is judged by --check alone
   bool passed = true;
   if (opt.check) {
     const auto reference = dpt::app::reference_spmv(m, x_host);
