@@ -77,7 +77,8 @@ host_csr poisson(int k, int dims) {
 }
 
 // Row lengths from a Pareto distribution (alpha 1.5: most rows short, a few with thousands of entries),
-// columns uniform.
+// columns uniform. Each row's columns are sorted and distinct, the CSR that cuSPARSE assumes (a column drawn twice
+// in a row is kept once).
 host_csr power_law(std::int64_t target_nnz) {
   const std::int64_t rows = std::max<std::int64_t>(1, target_nnz / 8);
   host_csr a;
@@ -89,7 +90,11 @@ host_csr power_law(std::int64_t target_nnz) {
   for (std::int64_t r = 0; r < rows; ++r) {
     const double length = smallest / std::pow(1.0 - u(rng), 1.0 / alpha);
     const auto entries = std::min<std::int64_t>(rows, std::int64_t(length));
-    for (std::int64_t e = 0; e < entries; ++e) a.add(column(rng), 1.0 + u(rng));
+    std::vector<int> row(static_cast<std::size_t>(entries));
+    for (auto& c : row) c = column(rng);
+    std::sort(row.begin(), row.end());
+    row.erase(std::unique(row.begin(), row.end()), row.end());
+    for (const int c : row) a.add(c, 1.0 + u(rng));
     a.end_row();
   }
   return a;
