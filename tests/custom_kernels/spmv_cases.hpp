@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,8 @@ inline csr_case from_row_lengths(std::string name, const std::vector<std::int64_
   m.rows = static_cast<std::int64_t>(lengths.size());
   m.cols = cols;
   for (const auto length : lengths) {
+    // A negative length would make row_offsets decrease: no CSR matrix, and the kernel trusts its offsets.
+    if (length < 0) throw std::invalid_argument(m.name + ": a row of negative length");
     for (std::int64_t k = 0; k < length; ++k) {
       m.columns.push_back(column(rng));
       m.values.push_back(sign(rng) ? value(rng) : -value(rng));
@@ -97,14 +100,24 @@ inline std::vector<csr_case> small_spmv_cases() {
   return cases;
 }
 
-// Power-law row lengths, capped at `longest`: most rows short, a few very long.
+// Power-law row lengths ⌊1/u⌋ − 1 for u uniform in (0, 1], capped at `longest`: most rows short (half of them
+// empty), a few very long.
 inline csr_case power_law_rows(std::string name, std::int64_t rows, std::int64_t cols, std::int64_t longest,
                                std::uint64_t seed) {
   std::mt19937_64 rng(seed ^ 0xfa11);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::vector<std::int64_t> lengths(static_cast<std::size_t>(rows));
-  for (auto& l : lengths) l = std::min<std::int64_t>(longest, static_cast<std::int64_t>(1.0 / (u(rng) + 1e-6)) - 1);
+  for (auto& l : lengths) {
+    const double reciprocal = 1.0 / (1.0 - u(rng));  // at least 1, so that no row is shorter than 0
+    l = reciprocal > double(longest + 1) ? longest : static_cast<std::int64_t>(reciprocal) - 1;
+  }
   return from_row_lengths(std::move(name), lengths, cols, seed);
+}
+
+// Matrices of millions of entries, for the GPU, where thousands of tiles run at once.
+inline std::vector<csr_case> large_spmv_cases() {
+  return {random_rows("2^20 + 7 rows of 1 to 15 entries, 3% empty", (1 << 20) + 7, 1 << 20, 8, 0.03, 31),
+          power_law_rows("2^20 + 7 power-law rows, up to 300000 entries", (1 << 20) + 7, 1 << 20, 300000, 32)};
 }
 
 }  // namespace dpt::test

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <dpt/kernels/spmv.hpp>
@@ -101,6 +102,37 @@ TEST_CASE("the look-back carries an open row across tiles that have published on
   for (const auto& p : prefixes) {
     CHECK(p.sum == inclusive[tile - 1].sum);
     CHECK(p.ended == 1u);
+  }
+}
+
+// The kernel trusts its offsets, so a generator that made a row of negative length (offsets that decrease) would
+// fail the kernel's tests for the generator's fault, as a GPU run once did: every case must be a CSR matrix.
+TEST_CASE("every matrix the spmv kernel is tested on is a CSR matrix", "[spmv_kernel]") {
+  auto cases = dpt::test::small_spmv_cases();
+  for (auto& m : dpt::test::large_spmv_cases()) cases.push_back(std::move(m));
+  for (const auto& m : cases) {
+    INFO(m.name);
+    REQUIRE(m.offsets.size() == static_cast<std::size_t>(m.rows) + 1);
+    CHECK(m.offsets.front() == 0);
+    CHECK(m.offsets.back() == m.nnz());
+    CHECK(std::is_sorted(m.offsets.begin(), m.offsets.end()));
+    CHECK(m.values.size() == m.columns.size());
+    CHECK(m.x.size() == static_cast<std::size_t>(m.cols));
+    CHECK(std::all_of(m.columns.begin(), m.columns.end(), [&](std::int64_t c) { return c >= 0 && c < m.cols; }));
+  }
+  SECTION("the large power-law matrix has empty rows and rows that span hundreds of tiles") {
+    const auto& m = cases.back();
+    std::int64_t empty = 0, longest = 0;
+    for (std::int64_t r = 0; r < m.rows; ++r) {
+      const auto length = m.offsets[r + 1] - m.offsets[r];
+      empty += length == 0;
+      longest = std::max(longest, length);
+    }
+    CHECK(empty > m.rows / 3);
+    CHECK(longest == 300000);
+  }
+  SECTION("a row of negative length is refused") {
+    CHECK_THROWS_AS(dpt::test::from_row_lengths("a row of -1 entries", {2, -1, 3}, 4, 1), std::invalid_argument);
   }
 }
 

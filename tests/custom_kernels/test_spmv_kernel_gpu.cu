@@ -59,10 +59,7 @@ TEMPLATE_TEST_CASE("the fused spmv kernel gives every row the sequential loop's 
 TEMPLATE_TEST_CASE("the fused spmv kernel gives every row the loop's sum for millions of entries",
                    "[gpu][spmv_kernel][large]", (spmv_types<float, std::int32_t, std::int32_t>),
                    (spmv_types<double, std::int64_t, std::int64_t>)) {
-  for (const auto& m :
-       {dpt::test::random_rows("2^20 + 7 rows of 1 to 15 entries, 3% empty", (1 << 20) + 7, 1 << 20, 8, 0.03, 31),
-        dpt::test::power_law_rows("2^20 + 7 power-law rows, up to 300000 entries", (1 << 20) + 7, 1 << 20, 300000,
-                                  32)}) {
+  for (const auto& m : dpt::test::large_spmv_cases()) {
     INFO(m.name << ": " << m.nnz() << " entries");
     CHECK(first_wrong_row_on_device<library_tiles, TestType>(m) == -1);
   }
