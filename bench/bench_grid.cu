@@ -10,8 +10,8 @@
 
 #include <algorithm>
 #include <random>
-#include <utility>
 #include <string>
+#include <utility>
 #include <thrust/device_vector.h>
 #include <thrust/execution_policy.h>
 
