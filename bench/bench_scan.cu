@@ -2,13 +2,15 @@
 // (the lecture's "each core scans its slice, then adds its base" on OMP/TBB), by std::inclusive_scan on one
 // core, and on the GPU by cub::DeviceScan and by every hand-written device scan of custom_kernels/ (the
 // lecture's three launches over three block scans, and the single-pass decoupled look-back, also in the tile
-// cub::DeviceScan uses on sm_90). Every variant of every family here is checked against a host loop before it
+// cub::DeviceScan uses on sm_90 and with the look-back's other choices: tiles in blockIdx order, CUB's sleeps, and
+// both). Every variant of every family here is checked against a host loop before it
 // is timed (checked in bench.hpp). Every scan reads n ints and writes n ints, like the copy baseline: bytes are
 // effective bytes, the problem's inputs and outputs, the same for every variant. In CPU builds each benchmark also
 // reports its fraction of a copy from its own input to its own output timed just before each iteration (paired_copy in
 // bench.hpp): the CPU target is judged on it.
 #include "support/bench.hpp"
 
+#include <algorithm>
 #include <numeric>
 #include <thrust/device_vector.h>
 #include <thrust/execution_policy.h>
@@ -184,6 +186,21 @@ void scan_with_kernels(void* scratch, std::size_t& scratch_bytes, const int* in,
                                                              ::cuda::std::plus<int>{});
 }
 
+// The single pass with its look-back's choices named (detail::single_pass_scan), to find where its gap to CUB
+// lies: CUB numbers tiles by blockIdx instead of an atomic counter, and sleeps before its first look.
+template <class TileId, class Wait, int BlockThreads = dpt::kernels::scan_block_threads,
+          int ItemsPerThread = dpt::kernels::scan_items_per_thread>
+void single_pass_with(void* scratch, std::size_t& scratch_bytes, const int* in, int* out, std::int64_t n) {
+  namespace k = dpt::kernels;
+  using policy = k::tile_policy<BlockThreads, ItemsPerThread, k::block_scan_algorithm::warp_scans_shuffle>;
+  if (!scratch) {
+    scratch_bytes = std::max<std::size_t>(1, k::detail::single_pass_scratch_bytes<policy, int>(n));
+    return;
+  }
+  k::detail::single_pass_scan<policy, TileId, Wait>(in, out, n, ::cuda::std::plus<int>{}, false, 0, scratch,
+                                                    k::stream_t{});
+}
+
 #endif
 
 }  // namespace
@@ -236,12 +253,18 @@ void register_benchmarks() {
       });
     });
     using dpt::kernels::device_scan_algorithm;
+    using dpt::kernels::detail::block_index_tile_id, dpt::kernels::detail::dynamic_tile_id;
+    using dpt::kernels::detail::eager_wait, dpt::kernels::detail::settled_wait;
     const std::pair<const char*, kernel_scan> kernels[] = {
         {"scan/kernels_three_launch_lecture", &scan_with_kernels<device_scan_algorithm::three_launch_lecture>},
         {"scan/kernels_three_launch_shuffle", &scan_with_kernels<device_scan_algorithm::three_launch_shuffle>},
         {"scan/kernels_three_launch_blelloch", &scan_with_kernels<device_scan_algorithm::three_launch_blelloch>},
         {"scan/kernels_single_pass", &scan_with_kernels<device_scan_algorithm::single_pass>},
         {"scan/kernels_single_pass_128x24", &scan_with_kernels<device_scan_algorithm::single_pass, 128, 24>},
+        {"scan/kernels_single_pass_block_order", &single_pass_with<block_index_tile_id, eager_wait>},
+        {"scan/kernels_single_pass_settled_wait", &single_pass_with<dynamic_tile_id, settled_wait>},
+        {"scan/kernels_single_pass_block_order_settled_wait", &single_pass_with<block_index_tile_id, settled_wait>},
+        {"scan/kernels_single_pass_as_cub", &single_pass_with<block_index_tile_id, settled_wait, 128, 24>},
     };
     for (const auto& [name, scan] : kernels) {
       add(name, n, [n, check_then_measure_scan, scan = scan](benchmark::State& state) {

@@ -237,6 +237,55 @@ TEST_CASE("device scans of large inputs under switching schedules", "[simt][devi
 
 namespace {
 
+// The single pass with its look-back's choices named: how it numbers tiles, how it waits.
+template <class Policy, class TileId, class Wait, class T>
+std::vector<T> single_pass_with(const std::vector<T>& in, bool exclusive) {
+  std::vector<T> out(in.size());
+  k::detail::single_pass_scan<Policy, TileId, Wait>(in.data(), out.data(), static_cast<std::int64_t>(in.size()),
+                                                    op_t<T>{}, exclusive, initial_value<T>(), k::stream_t{});
+  return out;
+}
+
+template <class Policy, class TileId, class Wait, class T>
+void check_single_pass_with(const schedule_case& sc, const std::vector<std::size_t>& sizes) {
+  simt::scoped_options use(sc.options);
+  for (const bool exclusive : {false, true}) {
+    for (const std::size_t n : sizes) {
+      INFO("n = " << n << (exclusive ? ", exclusive, " : ", inclusive, ") << sc.name);
+      const auto in = inputs<T>(n, n + 23);
+      CHECK(first_mismatch(single_pass_with<Policy, TileId, Wait>(in, exclusive),
+                           reference_scan(in, exclusive, initial_value<T>())) == -1);
+    }
+  }
+}
+
+}  // namespace
+
+// bench_scan times these choices against the entry points' (dynamic tile numbers, eager waits); each must scan.
+// Tiles of 64 × 2 make the larger sizes span many look-back windows of 32 tiles.
+TEMPLATE_TEST_CASE("the single pass scans however it numbers its tiles and waits in the look-back",
+                   "[simt][device_scan]", std::int32_t, affine) {
+  using small = k::tile_policy<64, 2, k::block_scan_algorithm::warp_scans_shuffle>;
+  using cub_tile = k::tile_policy<128, 24, k::block_scan_algorithm::warp_scans_shuffle>;
+  namespace d = k::detail;
+  const std::vector<std::size_t> small_sizes{1, 127, 128, 129, 4099, 16411}, cub_sizes{1, 3071, 3072, 3073, 131101};
+  const auto shuffled = make_case(simt::schedule::random, simt::block_order::shuffled, 13);
+  const auto in_order = make_case(simt::schedule::random, simt::block_order::forward, 17);  // blockIdx order needs it
+  SECTION("tiles in start order, settled waits") {
+    check_single_pass_with<small, d::dynamic_tile_id, d::settled_wait, TestType>(shuffled, small_sizes);
+    check_single_pass_with<cub_tile, d::dynamic_tile_id, d::settled_wait, TestType>(shuffled, cub_sizes);
+  }
+  SECTION("tiles in blockIdx order, eager waits") {
+    check_single_pass_with<small, d::block_index_tile_id, d::eager_wait, TestType>(in_order, small_sizes);
+  }
+  SECTION("tiles in blockIdx order, settled waits (in CUB's tile: every choice CUB makes)") {
+    check_single_pass_with<small, d::block_index_tile_id, d::settled_wait, TestType>(in_order, small_sizes);
+    check_single_pass_with<cub_tile, d::block_index_tile_id, d::settled_wait, TestType>(in_order, cub_sizes);
+  }
+}
+
+namespace {
+
 // Values whose size is not a multiple of 4 or whose alignment is below 4: they publish through the look-back's
 // word arrays like any other (tile_status), and every algorithm scans them.
 struct rgb16 {  // 6 bytes, aligned to 2
@@ -395,9 +444,9 @@ TEMPLATE_TEST_CASE("launch 1 scans every tile by itself and writes every tile's 
 // The look-back on published states a GPU produces (dpt::test::look_back_flags): tiles that have published only
 // their aggregate between the looking tile and the nearest inclusive prefix, inside one window of 32 tiles and
 // across several. Every lane returns the prefix.
-template <class T, class Op>
+template <class Wait, class T, class Op>
 __global__ void look_back_kernel(k::detail::tile_status<T> status, std::int64_t tile, Op op, T* prefixes) {
-  prefixes[threadIdx.x] = k::detail::look_back(status, tile, op);
+  prefixes[threadIdx.x] = k::detail::look_back<Wait>(status, tile, op);
 }
 
 TEMPLATE_TEST_CASE("the look-back combines aggregates back to the nearest inclusive prefix", "[simt][device_scan]",
@@ -413,10 +462,53 @@ TEMPLATE_TEST_CASE("the look-back combines aggregates back to the nearest inclus
 
   const k::detail::tile_status_storage<TestType> storage(tile, nullptr);
   dpt::test::publish_look_back_states(storage.status(), aggregates, inclusive, aggregates_only);
-  std::vector<TestType> prefixes(32);
-  run(sc.options, "look_back_kernel", dim3(1), dim3(32), &look_back_kernel<TestType, op_t<TestType>>, storage.status(),
-      tile, op, prefixes.data());
-  CHECK(first_mismatch(prefixes, std::vector<TestType>(32, inclusive[tile - 1])) == -1);
+  const auto look_back_with = [&](auto wait) {
+    std::vector<TestType> prefixes(32);
+    run(sc.options, "look_back_kernel", dim3(1), dim3(32), &look_back_kernel<decltype(wait), TestType, op_t<TestType>>,
+        storage.status(), tile, op, prefixes.data());
+    return prefixes;
+  };
+  const std::vector<TestType> expected(32, inclusive[tile - 1]);
+  SECTION("waiting eagerly") {
+    CHECK(first_mismatch(look_back_with(k::detail::eager_wait{}), expected) == -1);
+  }
+  SECTION("waiting as CUB does on sm_90") {
+    CHECK(first_mismatch(look_back_with(k::detail::settled_wait{}), expected) == -1);
+  }
+}
+
+// Warp 0 looks back from tile `tile` while warp 1 publishes the aggregate of tile `late`, in the window, only after
+// sleeping a while: the look-back must wait for it, read it again and still combine every tile.
+template <class Wait>
+__global__ void late_tile_kernel(k::detail::tile_status<int> status, std::int64_t tile, std::int64_t late,
+                                 int late_aggregate, int* prefixes) {
+  if (threadIdx.x < 32) {
+    prefixes[threadIdx.x] = k::detail::look_back<Wait>(status, tile, k::sum{});
+  } else if (threadIdx.x == 32) {
+    for (int i = 0; i < 8; ++i) __nanosleep(100);  // scheduling points: the look-back gets to read first
+    status.publish(late, late_aggregate, k::detail::tile_aggregate_ready);
+  }
+}
+
+TEST_CASE("the look-back waits for a tile of its window that publishes late", "[simt][device_scan]") {
+  const std::int64_t tile = 40, late = 37;  // the 40 tiles before the looking tile; 37 publishes late
+  const auto aggregates = inputs<int>(tile, 5);
+  const auto inclusive = reference_scan(aggregates, false, 0);
+  std::vector<unsigned> flags = dpt::test::look_back_flags(tile, 10);  // 30..39 aggregates only, 29 inclusive
+  flags[late] = k::detail::tile_empty;
+  auto stale = aggregates;  // what tile 37's word holds until it publishes: a look-back that reads it is wrong
+  stale[late] += 1000;
+  const auto sc = GENERATE(from_range(all_schedules()));
+  const bool settled = GENERATE(false, true);
+  INFO((settled ? "settled" : "eager") << " wait, " << sc.name);
+  const k::detail::tile_status_storage<int> storage(tile, nullptr);
+  run(simt::options{}, "publish_states_kernel", dim3(1), dim3(1), &dpt::test::publish_states_kernel<int>,
+      storage.status(), flags.data(), stale.data(), inclusive.data(), tile);
+  std::vector<int> prefixes(32);
+  run(sc.options, "late_tile_kernel", dim3(1), dim3(64),
+      settled ? &late_tile_kernel<k::detail::settled_wait> : &late_tile_kernel<k::detail::eager_wait>, storage.status(),
+      tile, late, aggregates[late], prefixes.data());
+  CHECK(first_mismatch(prefixes, std::vector<int>(32, inclusive[tile - 1])) == -1);
 }
 
 template <class T>
@@ -654,11 +746,6 @@ __global__ void scan_block_missing_barrier_kernel(const int* in, int* out) {
   out[threadIdx.x] = warp > 0 ? warp_totals[warp - 1] + inclusive : inclusive;
 }
 
-// Tile number = blockIdx.x: correct only if blocks start in index order.
-struct block_index_tile_id {
-  static std::int64_t take(unsigned long long*) { return blockIdx.x; }
-};
-
 // Adds one per application of +: the work of a scan.
 struct counting_sum {
   unsigned long long* count;
@@ -754,13 +841,13 @@ TEST_CASE("a look-back that waits on blockIdx - 1 deadlocks when blocks start ou
                                                            k::stream_t{});
   };
   SECTION("in forward block order it happens to work") {
-    scan(simt::options{simt::schedule::random, simt::block_order::forward, 1}, block_index_tile_id{});
+    scan(simt::options{simt::schedule::random, simt::block_order::forward, 1}, k::detail::block_index_tile_id{});
     CHECK(out == expected);
   }
   SECTION("in reverse and shuffled block order the runner reports a deadlock") {
     const auto order = GENERATE(simt::block_order::reverse, simt::block_order::shuffled);
     CHECK_THAT(message_of<simt::deadlock_error>([&] {
-                 scan(simt::options{simt::schedule::random, order, 1}, block_index_tile_id{});
+                 scan(simt::options{simt::schedule::random, order, 1}, k::detail::block_index_tile_id{});
                }),
                Catch::Matchers::Contains("single_pass_scan_kernel") && Catch::Matchers::Contains("spin"));
   }

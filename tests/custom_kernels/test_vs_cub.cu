@@ -132,18 +132,15 @@ void diff_block_scan(bool exclusive) {
   check_exact(in, to_host(ours), to_host(cub), exclusive, BlockThreads);
 }
 
-template <class T, int BlockThreads = k::scan_block_threads, int ItemsPerThread = k::scan_items_per_thread>
-void diff_device_scan(k::device_scan_algorithm algorithm, std::int64_t n, bool exclusive) {
+// ours(d_in, d_out) against cub::DeviceScan on the same n inputs, inclusive or exclusive.
+template <class T, class Scan>
+void diff_with_cub(std::int64_t n, bool exclusive, Scan ours) {
   const auto in = inputs<T>(static_cast<std::size_t>(n), static_cast<std::uint64_t>(n) + 13);
   const thrust::device_vector<T> d_in(in.begin(), in.end());
-  thrust::device_vector<T> ours(in.size()), cub(in.size());
+  thrust::device_vector<T> d_ours(in.size()), d_cub(in.size());
   const T* p_in = thrust::raw_pointer_cast(d_in.data());
-  T* p_ours = thrust::raw_pointer_cast(ours.data());
-  T* p_cub = thrust::raw_pointer_cast(cub.data());
-  if (exclusive)
-    k::exclusive_scan<BlockThreads, ItemsPerThread>(algorithm, p_in, p_ours, n, initial_value<T>(), op_t<T>{});
-  else
-    k::inclusive_scan<BlockThreads, ItemsPerThread>(algorithm, p_in, p_ours, n, op_t<T>{});
+  T* p_cub = thrust::raw_pointer_cast(d_cub.data());
+  ours(p_in, thrust::raw_pointer_cast(d_ours.data()));
   std::size_t bytes = 0;
   const auto cub_scan = [&](void* temp) {
     return exclusive ? cub::DeviceScan::ExclusiveScan(temp, bytes, p_in, p_cub, op_t<T>{}, initial_value<T>(), n)
@@ -153,7 +150,28 @@ void diff_device_scan(k::device_scan_algorithm algorithm, std::int64_t n, bool e
   thrust::device_vector<unsigned char> temp(bytes);
   check_cuda(cub_scan(thrust::raw_pointer_cast(temp.data())));
   check_cuda(cudaDeviceSynchronize());
-  check_exact(in, to_host(ours), to_host(cub), exclusive, static_cast<std::size_t>(n) + 1);
+  check_exact(in, to_host(d_ours), to_host(d_cub), exclusive, static_cast<std::size_t>(n) + 1);
+}
+
+// A device scan through the public entry points, in their default tile or the one named.
+template <class T, int BlockThreads = k::scan_block_threads, int ItemsPerThread = k::scan_items_per_thread>
+void diff_device_scan(k::device_scan_algorithm algorithm, std::int64_t n, bool exclusive) {
+  diff_with_cub<T>(n, exclusive, [&](const T* in, T* out) {
+    if (exclusive)
+      k::exclusive_scan<BlockThreads, ItemsPerThread>(algorithm, in, out, n, initial_value<T>(), op_t<T>{});
+    else
+      k::inclusive_scan<BlockThreads, ItemsPerThread>(algorithm, in, out, n, op_t<T>{});
+  });
+}
+
+// The single pass with the look-back's choices named, int32 sums.
+template <class Policy, class TileId, class Wait>
+void diff_single_pass(std::int64_t n, bool exclusive) {
+  using T = std::int32_t;
+  diff_with_cub<T>(n, exclusive, [&](const T* in, T* out) {
+    k::detail::single_pass_scan<Policy, TileId, Wait>(in, out, n, op_t<T>{}, exclusive, initial_value<T>(),
+                                                      k::stream_t{});
+  });
 }
 
 const char* name(k::device_scan_algorithm a) {
@@ -227,6 +245,26 @@ TEMPLATE_TEST_CASE("device scans agree with cub::DeviceScan in tiles of 128 x 24
   const std::int64_t n = GENERATE(1, 3071, 3072, 3073, 65537, 122887);  // the last: 41 tiles, past a look-back window
   SECTION(std::string(name(algorithm)) + (exclusive ? ", exclusive" : ", inclusive") + ", n = " + std::to_string(n)) {
     diff_device_scan<TestType, 128, 24>(algorithm, n, exclusive);
+  }
+}
+
+// The single pass with the look-back's other choices (bench_scan times them): tiles in blockIdx order, as CUB
+// numbers them, which GPUs start in order; CUB's sleeps; both, in CUB's tile.
+TEST_CASE("the single pass agrees with cub::DeviceScan however it numbers tiles and waits", "[gpu][cub]") {
+  namespace d = k::detail;
+  using tile =
+      k::tile_policy<k::scan_block_threads, k::scan_items_per_thread, k::block_scan_algorithm::warp_scans_shuffle>;
+  using cub_tile = k::tile_policy<128, 24, k::block_scan_algorithm::warp_scans_shuffle>;
+  const std::int64_t n = GENERATE(1, 2049, 65537, (1 << 22) + 3);
+  const bool exclusive = GENERATE(false, true);
+  SECTION("blockIdx order, eager waits") {
+    diff_single_pass<tile, d::block_index_tile_id, d::eager_wait>(n, exclusive);
+  }
+  SECTION("start order, settled waits") {
+    diff_single_pass<tile, d::dynamic_tile_id, d::settled_wait>(n, exclusive);
+  }
+  SECTION("blockIdx order, settled waits, CUB's tile") {
+    diff_single_pass<cub_tile, d::block_index_tile_id, d::settled_wait>(n, exclusive);
   }
 }
 

@@ -24,7 +24,9 @@
 //     over the tiles before it, 32 at a time, combining their aggregates until it meets one that has published
 //     its inclusive prefix, and publishes its own. Because tile numbers follow the start order, every tile it
 //     waits for belongs to a block that is already running; waiting on blockIdx − 1 instead can wait on a block
-//     that never started.
+//     that never started. How tiles are numbered (dynamic_tile_id, or CUB's blockIdx order: block_index_tile_id)
+//     and how the look-back waits (eager_wait, or CUB's sm_90 sleeps: settled_wait) are template choices of
+//     detail::single_pass_scan; the entry points take the first of each, and bench_scan times the others.
 //
 // Offsets are 64-bit: n may exceed 2^31. The entry points take device pointers (host pointers on the SIMT
 // runner) and a stream, throw std::invalid_argument for bad arguments and dpt::kernels::cuda_error when a
@@ -318,28 +320,60 @@ struct tile_status<T, false> {
   }
 };
 
-// Tile numbers in the order blocks start: every tile a block looks back at belongs to a block already running.
+// How a single-pass kernel numbers its tiles. TileId::take(counter) gives the calling block its tile.
+//
+// In the order blocks start: every tile a block looks back at belongs to a block already running. Costs one
+// atomic on one counter per tile, which the block waits for before it can load anything.
 struct dynamic_tile_id {
   __device__ static std::int64_t take(unsigned long long* next_tile) {
     return static_cast<std::int64_t>(atomicAdd(next_tile, 1ull));
   }
 };
 
+// In blockIdx order, as cub::DeviceScan numbers them: no atomic, but correct only if no block waits on one that
+// has not started, i.e. if blocks start in index order. The CUDA programming model does not promise that (GPUs
+// do it, and CUB relies on it); under the SIMT runner's reverse block order the look-back deadlocks
+// (tests/custom_kernels). bench_scan times it against dynamic_tile_id to measure what the atomic costs.
+struct block_index_tile_id {
+  __device__ static std::int64_t take(unsigned long long* /*next_tile*/) { return blockIdx.x; }
+};
+
+// How a look-back waits for tiles of its window that have not published yet: it sleeps SettleNs once, after
+// publishing its own aggregate and before its first read (about the time a store takes to reach L2, so that the
+// first read more often finds the window ready and fewer reads compete with the tiles' own traffic), then FirstNs
+// between reads of a window that is not ready, doubling up to MostNs.
+template <unsigned SettleNs, unsigned FirstNs, unsigned MostNs>
+struct look_back_wait {
+  static_assert(FirstNs > 0 && FirstNs <= MostNs, "the wait between reads grows from FirstNs to MostNs");
+  __device__ static void settle() {
+    if (SettleNs > 0) __nanosleep(SettleNs);
+  }
+  static constexpr unsigned first = FirstNs;
+  __device__ static unsigned next(unsigned delay) { return delay < MostNs / 2 ? 2 * delay : MostNs; }
+};
+
+// dpt's default: read at once, then sleep 16 ns, doubling to 512 ns.
+using eager_wait = look_back_wait<0, 16, 512>;
+
+// cub::DeviceScan's sm_90 tuning for 4-byte sums in CCCL 3.0: 1245 ns before the first read, 648 ns between reads.
+// (CUB sleeps only in grids of 500 blocks or more; this sleeps in every grid of more than one tile.)
+using settled_wait = look_back_wait<1245, 648, 648>;
+
 // The combination of every tile before `tile`, by one whole warp: lane k watches tile w − k of a window of 32
 // tiles ending at w; the warp combines the window back to its nearest inclusive prefix, or the whole window and
-// moves 32 tiles back. Every lane returns the prefix.
-template <class T, class Op>
+// moves 32 tiles back. Every lane returns the prefix. Wait says how it waits for tiles that have not published.
+template <class Wait = eager_wait, class T, class Op>
 __device__ T look_back(const tile_status<T>& status, std::int64_t tile, Op op) {
   const int lane = static_cast<int>(lane_rank());
   T prefix{};
   bool has_prefix = false;
+  Wait::settle();
   for (std::int64_t window = tile - 1;; window -= 32) {
     // Wait until every tile of the window has published something (tile 0 always publishes its inclusive
     // prefix, so lanes before it never wait and are never combined).
     const std::int64_t j = window - lane;
     tile_state<T> state = j >= 0 ? status.read(j) : tile_state<T>{tile_inclusive_ready, T{}};
-    for (unsigned delay = 16; __any_sync(full_warp, state.flag == tile_empty);
-         delay = delay < 512 ? 2 * delay : delay) {
+    for (unsigned delay = Wait::first; __any_sync(full_warp, state.flag == tile_empty); delay = Wait::next(delay)) {
       __nanosleep(delay);  // some block of the window is running but has not published yet
       if (state.flag == tile_empty) state = status.read(j);
     }
@@ -361,7 +395,7 @@ __device__ T look_back(const tile_status<T>& status, std::int64_t tile, Op op) {
   }
 }
 
-template <class T, class Op, class Policy, class TileId>
+template <class T, class Op, class Policy, class TileId, class Wait>
 __global__ void __launch_bounds__(Policy::block_threads)
     single_pass_scan_kernel(const T* in, T* out, std::int64_t n, Op op, bool exclusive, T initial_value,
                             tile_status<T> status) {
@@ -391,7 +425,7 @@ __global__ void __launch_bounds__(Policy::block_threads)
     if (thread_rank() == 0 && !single_tile) status.publish(0, total, tile_inclusive_ready);
   } else if (thread_rank() < 32) {
     if (thread_rank() == 0) status.publish(tile_index, total, tile_aggregate_ready);
-    const T prefix = look_back(status, tile_index, op);
+    const T prefix = look_back<Wait>(status, tile_index, op);
     if (thread_rank() == 0) {
       status.publish(tile_index, op(prefix, total), tile_inclusive_ready);
       storage.prefix[0] = prefix;
@@ -463,23 +497,24 @@ std::size_t single_pass_scratch_bytes(std::int64_t n) {
   return tile_status_layout<T>(tile_count<Policy>(n)).bytes();
 }
 
-// The single pass in single_pass_scratch_bytes(n) of scratch, whose flags it zeroes first.
-template <class Policy, class TileId = dynamic_tile_id, class T, class Op>
+// The single pass in single_pass_scratch_bytes(n) of scratch, whose flags it zeroes first; tiles numbered by
+// TileId, the look-back waiting as Wait says.
+template <class Policy, class TileId = dynamic_tile_id, class Wait = eager_wait, class T, class Op>
 void single_pass_scan(const T* in, T* out, std::int64_t n, Op op, bool exclusive, T initial_value, void* scratch,
                       stream_t stream) {
   const std::int64_t tiles = tile_count<Policy>(n);
   const tile_status_layout<T> layout(tiles);
   zero_async(scratch, layout.zeroed_bytes(), stream);
   launch("single_pass_scan_kernel", grid_of(tiles), dim3(Policy::block_threads), stream,
-         &single_pass_scan_kernel<T, Op, Policy, TileId>, in, out, n, op, exclusive, initial_value,
+         &single_pass_scan_kernel<T, Op, Policy, TileId, Wait>, in, out, n, op, exclusive, initial_value,
          layout.status(scratch));
 }
 
 // The same in scratch of its own.
-template <class Policy, class TileId = dynamic_tile_id, class T, class Op>
+template <class Policy, class TileId = dynamic_tile_id, class Wait = eager_wait, class T, class Op>
 void single_pass_scan(const T* in, T* out, std::int64_t n, Op op, bool exclusive, T initial_value, stream_t stream) {
   const device_buffer scratch(single_pass_scratch_bytes<Policy, T>(n), stream);
-  single_pass_scan<Policy, TileId>(in, out, n, op, exclusive, initial_value, scratch.as<void>(), stream);
+  single_pass_scan<Policy, TileId, Wait>(in, out, n, op, exclusive, initial_value, scratch.as<void>(), stream);
 }
 
 // Calls visit(policy, single_pass) with the tile policy of `algorithm` and whether it is the single pass (a
