@@ -3,11 +3,11 @@
 // core, and on the GPU by cub::DeviceScan and by every hand-written device scan of custom_kernels/ (the
 // lecture's three launches over three block scans, and the single-pass decoupled look-back, also in the tile
 // cub::DeviceScan uses on sm_90 and with the look-back's other choices: tiles in blockIdx order, CUB's sleeps, and
-// both). Every variant of every family here is checked against a host loop before it
-// is timed (checked in bench.hpp). Every scan reads n ints and writes n ints, like the copy baseline: bytes are
-// effective bytes, the problem's inputs and outputs, the same for every variant. In CPU builds each benchmark also
-// reports its fraction of a copy from its own input to its own output timed just before each iteration (paired_copy in
-// bench.hpp): the CPU target is judged on it.
+// both). Every variant of every family here is checked against a host loop before it is timed (checked in
+// bench.hpp). Every scan reads n ints and writes n ints, like the copy baseline: bytes are effective bytes, the
+// problem's inputs and outputs, the same for every variant. In CPU builds each benchmark also reports its fraction
+// of a copy from its own input to its own output timed just before each iteration (paired_copy in bench.hpp): the
+// CPU target is judged on it.
 #include "support/bench.hpp"
 
 #include <algorithm>
