@@ -10,7 +10,6 @@
 // CPU target is judged on it.
 #include "support/bench.hpp"
 
-#include <algorithm>
 #include <numeric>
 #include <thrust/device_vector.h>
 #include <thrust/execution_policy.h>
@@ -194,7 +193,8 @@ void single_pass_with(void* scratch, std::size_t& scratch_bytes, const int* in, 
   namespace k = dpt::kernels;
   using policy = k::tile_policy<BlockThreads, ItemsPerThread, k::block_scan_algorithm::warp_scans_shuffle>;
   if (!scratch) {
-    scratch_bytes = std::max<std::size_t>(1, k::detail::single_pass_scratch_bytes<policy, int>(n));
+    scratch_bytes =
+        k::detail::scan_scratch_bytes<BlockThreads, ItemsPerThread, int>(k::device_scan_algorithm::single_pass, n);
     return;
   }
   k::detail::single_pass_scan<policy, TileId, Wait>(in, out, n, ::cuda::std::plus<int>{}, false, 0, scratch,
