@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the scripts in this folder; source it, don't run it.
 
 # Repository root, whatever the caller's working directory.
@@ -33,6 +34,7 @@ dpt_gpu_environment() {
   for dir in "$toolkit/lib64" "$toolkit/lib"; do
     [[ -d $dir ]] && toolkit_libs+=${toolkit_libs:+:}$dir
   done
-  export LD_LIBRARY_PATH="${prefix:+$prefix/lib/$multiarch:}${toolkit_libs:-$toolkit/lib64}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  local libraries=${prefix:+$prefix/lib/$multiarch:}${toolkit_libs:-$toolkit/lib64}
+  export LD_LIBRARY_PATH="$libraries${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   export DPT_MATRIX_DIR=$DPT_ROOT/data/matrices
 }
