@@ -15,21 +15,7 @@ source "$here/../support/script_test_lib.sh"
 repo=$(cd "$here/../.." && pwd)
 
 # --- the fakes, first on PATH ---------------------------------------------------------------------------------
-mkdir -p "$work/bin"
-cat >"$work/bin/nvcc" <<'EOF'
-#!/bin/sh
-echo "nvcc: NVIDIA (R) Cuda compiler driver"
-echo "Cuda compilation tools, release 13.0, V13.0.88"
-EOF
-cat >"$work/bin/nvidia-smi" <<'EOF'
-#!/bin/sh
-[ -n "${FAKE_NO_GPU:-}" ] && { echo "No devices were found"; exit 6; }
-case $1 in
-  -L) echo "GPU 0: NVIDIA H200 (UUID: GPU-00000000-fake)" ;;
-  --query-gpu=*) echo "NVIDIA H200, 570.00, 143771 MiB" ;;
-  *) echo "fake nvidia-smi: unexpected arguments: $*" >&2; exit 2 ;;
-esac
-EOF
+fake_gpu_tools "$work/bin"
 # configure makes the build folder; a build copies FAKE_BUILD_FROM into it (and fails without it)
 cat >"$work/bin/cmake" <<'EOF'
 #!/usr/bin/env bash

@@ -13,17 +13,7 @@ source "$here/../support/script_test_lib.sh"
 repo=$(cd "$here/../.." && pwd)
 
 # --- the fakes, first on PATH ---------------------------------------------------------------------------------
-mkdir -p "$work/bin"
-printf '#!/bin/sh\necho "Cuda compilation tools, release 13.0, V13.0.88"\n' >"$work/bin/nvcc"
-cat >"$work/bin/nvidia-smi" <<'EOF'
-#!/bin/sh
-[ -n "${FAKE_NO_GPU:-}" ] && { echo "No devices were found"; exit 6; }
-case $1 in
-  -L) echo "GPU 0: NVIDIA H200 (UUID: GPU-00000000-fake)" ;;
-  --query-gpu=*) echo "NVIDIA H200, 580.00" ;;
-  *) echo "fake nvidia-smi: unexpected arguments: $*" >&2; exit 2 ;;
-esac
-EOF
+fake_gpu_tools "$work/bin"
 # Profiling writes NAME.ncu-rep holding the variant (from --benchmark_filter) and logs its arguments; FAKE_NCU_FAIL
 # names a variant it fails on. --import prints the raw page of such a report: names, units, one launch's values.
 cat >"$work/bin/ncu" <<'EOF'

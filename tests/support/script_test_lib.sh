@@ -4,6 +4,7 @@
 #   $work          a scratch folder, removed on exit
 #   fail MESSAGE   counts a failure
 #   finish NAME    prints the summary and exits 1 if anything failed
+#   fake_gpu_tools DIR   writes fake nvcc (CUDA 13.0) and nvidia-smi (one H200; none while FAKE_NO_GPU is set)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
@@ -19,4 +20,23 @@ finish() {
     exit 1
   fi
   echo "all $1 checks passed"
+}
+
+fake_gpu_tools() {
+  mkdir -p "$1"
+  cat >"$1/nvcc" <<'EOF'
+#!/bin/sh
+echo "nvcc: NVIDIA (R) Cuda compiler driver"
+echo "Cuda compilation tools, release 13.0, V13.0.88"
+EOF
+  cat >"$1/nvidia-smi" <<'EOF'
+#!/bin/sh
+[ -n "${FAKE_NO_GPU:-}" ] && { echo "No devices were found"; exit 6; }
+case $1 in
+  -L) echo "GPU 0: NVIDIA H200 (UUID: GPU-00000000-fake)" ;;
+  --query-gpu=*) echo "NVIDIA H200, 570.00, 143771 MiB" ;;
+  *) echo "fake nvidia-smi: unexpected arguments: $*" >&2; exit 2 ;;
+esac
+EOF
+  chmod +x "$1/nvcc" "$1/nvidia-smi"
 }
