@@ -2,8 +2,9 @@
 # scripts/gpu-profile on a machine without a GPU: the real script in a made-up project with a stand-in bench_scan,
 # and fake nvcc, nvidia-smi and ncu. It shows: each variant is profiled once, its kernel picked by name and its
 # benchmark by filter, with the clocks left alone; summary.md holds each one's duration, DRAM throughput, occupancy
-# and largest stalls read from ncu's CSV; a variant ncu fails on gets a FAILED row and the others still run; a
-# spent budget skips variants; no GPU exits 3, no build exits 2, and neither profiles anything.
+# and largest stalls read from ncu's CSV (with or without its units row); a variant ncu fails on, or whose CSV has
+# no launch, gets a FAILED row and the others still run; a spent budget skips variants; no GPU exits 3, no build
+# exits 2, and neither profiles anything.
 #   tests/scripts/gpu_profile_test.sh
 # shellcheck source-path=SCRIPTDIR
 set -uo pipefail
@@ -30,7 +31,8 @@ if [[ $1 == --import ]]; then
     names+=("smsp__average_warps_issue_stalled_${stall}_per_issue_active.ratio")
   done
   printf '"%s",' "${names[@]}" | sed 's/,$/\n/'
-  echo '"","","us","%","%","ratio","ratio","ratio"'
+  [[ -z ${FAKE_NCU_NO_UNITS:-} ]] && echo '"","","us","%","%","ratio","ratio","ratio"'
+  [[ -n ${FAKE_NCU_NO_LAUNCH:-} ]] && exit 0
   echo "\"0\",\"kernel\",$duration,\"45.60\",\"80.10\",\"1.50\",\"3.20\",\"n/a\""
   exit 0
 fi
@@ -104,6 +106,17 @@ expect_line "$work/one_fails/out/summary.md" "$failed_row" "a variant ncu fails 
 grep -q ERR_NVGPUCTRPERM "$work/one_fails/out/kernels_single_pass_block_order.txt" || fail "ncu's error is kept"
 grep -q '^| kernels_single_pass_as_cub | 1121.50 us' "$work/one_fails/out/summary.md" ||
   fail "the variants after a failed one still run"
+
+# --- ncu's CSV without units, or without a launch ---------------------------------------------------------------
+profile no_units FAKE_NCU_NO_UNITS=1 DPT_PROFILE_VARIANTS=cub_device_scan
+expect_status no_units 0
+no_units_row="| cub_device_scan | 693.25 | 45.60 | 80.10 | long_scoreboard 3.20, barrier 1.50 |"
+expect_line "$work/no_units/out/summary.md" "$no_units_row" "a CSV without its units row is read all the same"
+profile no_launch FAKE_NCU_NO_UNITS=1 FAKE_NCU_NO_LAUNCH=1 DPT_PROFILE_VARIANTS=cub_device_scan
+expect_status no_launch 1
+no_launch_row="| cub_device_scan | — | — | — | FAILED: could not read cub_device_scan.csv |"
+expect_line "$work/no_launch/out/summary.md" "$no_launch_row" "a CSV without a profiled launch fails its row"
+grep -q "cub_device_scan.csv: no profiled launch" "$work/no_launch/log" || fail "it says what the CSV lacks"
 
 # --- chosen variants, a spent budget, no GPU, no build ------------------------------------------------------
 profile chosen DPT_PROFILE_VARIANTS="kernels_single_pass nonsense"
