@@ -121,9 +121,6 @@ run_check() {
   env DPT_GPU_CHECK_PREBUILT="$pack" "$@" "$work/$name/root/scripts/gpu-check" "$work/$name/out" >"$work/$name/log" 2>&1
   echo $? >"$work/$name/status"
 }
-expect_status() {  # expect_status NAME STATUS
-  [[ $(cat "$work/$1/status") == "$2" ]] || fail "$1: exit status $(cat "$work/$1/status"), not $2; it printed: $(tail -n 25 "$work/$1/log")"
-}
 expect_row() {  # expect_row NAME STEP RESULT-PREFIX: the report's step table has that row
   grep -qF "| $2 | $3" "$work/$1/out/report.md" 2>/dev/null ||
     fail "$1: no row '| $2 | $3...' in report.md: $(sed -n '/^| step /,$p' "$work/$1/out/report.md" 2>/dev/null)"

@@ -71,10 +71,6 @@ profile() {
   env "$@" "$root/scripts/gpu-profile" "$work/$name/out" >"$work/$name/log" 2>&1
   echo $? >"$work/$name/status"
 }
-expect_status() {  # expect_status NAME STATUS
-  [[ $(cat "$work/$1/status") == "$2" ]] ||
-    fail "$1: exit status $(cat "$work/$1/status"), not $2; it printed: $(tail -n 20 "$work/$1/log")"
-}
 expect_line() {  # expect_line FILE LINE WHY
   grep -qxF -- "$2" "$1" || fail "$3: no line '$2' in $1: $(cat "$1" 2>/dev/null)"
 }

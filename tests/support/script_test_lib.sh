@@ -4,6 +4,7 @@
 #   $work          a scratch folder, removed on exit
 #   fail MESSAGE   counts a failure
 #   finish NAME    prints the summary and exits 1 if anything failed
+#   expect_status NAME STATUS   fails unless $work/NAME/status holds STATUS (shows the end of $work/NAME/log)
 #   fake_gpu_tools DIR   writes fake nvcc (CUDA 13.0) and nvidia-smi (one H200; none while FAKE_NO_GPU is set)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -20,6 +21,11 @@ finish() {
     exit 1
   fi
   echo "all $1 checks passed"
+}
+
+expect_status() {
+  [[ $(cat "$work/$1/status") == "$2" ]] ||
+    fail "$1: exit status $(cat "$work/$1/status"), not $2; it printed: $(tail -n 25 "$work/$1/log")"
 }
 
 fake_gpu_tools() {
