@@ -120,9 +120,14 @@ struct output_files {
   std::unique_ptr<dpt::app::output_file> cells, neighbors, png;
 
   explicit output_files(const grid_options& o) {
-    if (!o.cells_out.empty()) cells = std::make_unique<dpt::app::output_file>(o.cells_out);
-    if (!o.neighbors_out.empty()) neighbors = std::make_unique<dpt::app::output_file>(o.neighbors_out);
-    if (!o.png_out.empty()) png = std::make_unique<dpt::app::output_file>(o.png_out);
+    const std::vector<dpt::app::named_path> inputs{{"--input", o.input_path}};
+    const auto open = [&](const char* option, const std::string& path) {
+      return path.empty() ? nullptr
+                          : std::make_unique<dpt::app::output_file>(dpt::app::named_path{option, path}, inputs);
+    };
+    cells = open("--cells-out", o.cells_out);
+    neighbors = open("--neighbors-out", o.neighbors_out);
+    png = open("--png", o.png_out);
   }
   void commit() {
     for (auto* file : {cells.get(), neighbors.get(), png.get()}) {

@@ -165,8 +165,11 @@ template <class T>
 int run(const histogram_options& o, const std::vector<T>& values, const std::string& source) {
   // open the outputs first, so an unwritable path fails before the work; they appear only on success
   std::unique_ptr<dpt::app::output_file> out_file, png_file;
-  if (!o.out_path.empty()) out_file = std::make_unique<dpt::app::output_file>(o.out_path);
-  if (!o.png_path.empty()) png_file = std::make_unique<dpt::app::output_file>(o.png_path);
+  const std::vector<dpt::app::named_path> inputs{{"--input", o.input_path}};
+  if (!o.out_path.empty())
+    out_file = std::make_unique<dpt::app::output_file>(dpt::app::named_path{"--out", o.out_path}, inputs);
+  if (!o.png_path.empty())
+    png_file = std::make_unique<dpt::app::output_file>(dpt::app::named_path{"--png", o.png_path}, inputs);
 
   const thrust::device_vector<T> d_values(values.begin(), values.end());
   const auto count_with = [&](const auto& bins) {

@@ -179,7 +179,8 @@ template <class T>
 int run(const options& opt) {
   // opened first, so that an --out that cannot be written is reported before any work
   std::optional<dpt::app::output_file> out;
-  if (!opt.out.empty()) out.emplace(opt.out);
+  if (!opt.out.empty())
+    out.emplace(dpt::app::named_path{"--out", opt.out}, std::vector<dpt::app::named_path>{{"--input", opt.input}});
   // --n is checked before its values are made; a file's values are read first (the file bounds their number)
   if (opt.input.empty()) {
     dpt::app::require_memory(scan_memory_needs<T>(opt.n, opt.impls.size(), true),

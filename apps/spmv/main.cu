@@ -263,7 +263,10 @@ int main(int argc, char* argv[]) {
     const options opt = parse_options(args);
     // opened first, so that an --out that cannot be written is reported before any work
     std::optional<dpt::app::output_file> out;
-    if (!opt.out_path.empty()) out.emplace(opt.out_path);
+    if (!opt.out_path.empty()) {
+      out.emplace(dpt::app::named_path{"--out", opt.out_path},
+                  std::vector<dpt::app::named_path>{{"MATRIX", opt.matrix_path}, {"--x", opt.x_path}});
+    }
     const auto& storage = opt.single_precision ? float_values : dpt::mtx::as_double;
     const auto m = dpt::mtx::read_matrix(opt.matrix_path, storage);
     const std::string matrix = opt.matrix_path + " (" + std::to_string(m.rows) + " x " + std::to_string(m.cols) + ", " +

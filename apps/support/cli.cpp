@@ -98,7 +98,9 @@ double_token read_double(const std::string& token, double& value) {
   errno = 0;
   char* end = nullptr;
   value = std::strtod(token.c_str(), &end);
-  if (!read_whole(token, end)) return double_token::not_a_number;
+  // Decimal only: strtod also reads hexadecimal ("0x10"), which dpt's other readers (Matrix Market's numbers,
+  // integers in base 10) and NumPy's loadtxt refuse.
+  if (!read_whole(token, end) || token.find_first_of("xX") != std::string::npos) return double_token::not_a_number;
   // strtod reports ERANGE both for overflow, returning ±HUGE_VAL, and for underflow, returning a subnormal or
   // zero: only overflow loses the value (1e-310 is a subnormal double, 1e-400 rounds to 0, as it should)
   if (errno == ERANGE && (value == HUGE_VAL || value == -HUGE_VAL)) return double_token::overflows;

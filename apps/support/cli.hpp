@@ -39,7 +39,8 @@ double parse_double(const std::string& token, const std::string& what);
 
 // How a whole token reads as a double, by those rules, for callers that word their own errors (with a file and a
 // line): `value` is set when the token is a number; "1e309" is a number that overflows, "1e-310" a subnormal that
-// is kept, "inf" and "nan" are numbers (callers that want finite values check them).
+// is kept, "inf" and "nan" are numbers (callers that want finite values check them); hexadecimal ("0x10", "0x1p3") is
+// not a number.
 enum class double_token { number, not_a_number, overflows };
 double_token read_double(const std::string& token, double& value);
 

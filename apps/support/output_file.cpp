@@ -6,9 +6,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <dirent.h>
 #include <iterator>
 #include <limits.h>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <sys/stat.h>
@@ -119,9 +121,68 @@ std::string file_identity(const std::string& target) {
   return identity;
 }
 
+// What makes two paths one file an output could replace: device and inode for a regular file (every spelling,
+// symbolic and hard link alike), the folder with links resolved and the name for a file that does not exist yet;
+// nothing for what an output never replaces (a device, a pipe, a folder).
+std::optional<std::string> replaceable_identity(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return "new " + file_identity(path);
+  if (!S_ISREG(st.st_mode)) return std::nullopt;
+  return "file " + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
+}
+
+std::string option_and_path(const named_path& p) {
+  return p.option.empty() ? p.path : p.option + " " + p.path;
+}
+
+// An output that would replace one of the run's inputs is refused before anything is written.
+void refuse_replacing_an_input(const named_path& output, const std::string& target,
+                               const std::vector<named_path>& inputs) {
+  const auto identity = replaceable_identity(target);
+  for (const auto& input : inputs) {
+    if (!input.path.empty() && identity && replaceable_identity(input.path) == identity) {
+      throw input_error(option_and_path(output) + ": the same file as the input " + option_and_path(input) +
+                        "; an output must not replace an input");
+    }
+  }
+}
+
+// Removes the temporaries `NAME.partial-PID-N` beside `target` whose process is gone: left by a run that SIGKILL
+// ended. Another live process's temporaries, and anything that is not a regular file, stay.
+void remove_stale_temporaries(const std::string& target) {
+  const std::string folder = directory_of(target);
+  const std::string prefix = target.substr(target.find_last_of('/') + 1) + ".partial-";
+  DIR* dir = ::opendir(folder.c_str());
+  if (!dir) return;
+  while (const dirent* entry = ::readdir(dir)) {
+    const std::string name = entry->d_name;
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    char* end = nullptr;
+    const char* digits = name.c_str() + prefix.size();
+    const long pid = std::strtol(digits, &end, 10);
+    if (end == digits || *end != '-' || pid <= 0 || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    const std::string path = folder + "/" + name;
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::unlink(path.c_str());
+  }
+  ::closedir(dir);
+}
+
+// Gives the temporary that replaces `target` the permission bits, owner and group of the file it replaces; an
+// owner the process may not set (another user's file, unless root) is left as it is.
+void keep_mode_and_owner(const std::string& target, const std::string& temporary) {
+  struct stat old {};
+  if (::stat(target.c_str(), &old) != 0 || !S_ISREG(old.st_mode)) return;
+  if (old.st_uid != ::geteuid() || old.st_gid != ::getegid()) {
+    [[maybe_unused]] const int ignored = ::chown(temporary.c_str(), old.st_uid, old.st_gid);
+  }
+  if (::chmod(temporary.c_str(), old.st_mode & 07777) != 0) throw writing_failed(temporary, errno);
+}
+
 }  // namespace
 
-output_file::output_file(std::string path) : path_(std::move(path)), target_(path_) {
+output_file::output_file(const named_path& output, const std::vector<named_path>& inputs)
+    : path_(output.path), target_(path_) {
   if (path_.empty()) throw input_error("the output path is empty");
   // Follow symbolic links to the file they name, as open() would, one link at a time.
   struct stat st {};
@@ -163,6 +224,8 @@ output_file::output_file(std::string path) : path_(std::move(path)), target_(pat
     }
     if (!S_ISDIR(directory.st_mode)) throw input_error(path_ + ": " + where + ": " + reason(ENOTDIR));
   }
+  refuse_replacing_an_input(output, target_, inputs);
+  remove_stale_temporaries(target_);
   // Two outputs of one run to the same file (--out and --png alike, say) would leave only the one committed last.
   {
     const std::lock_guard<std::mutex> lock(claimed_mutex);
@@ -243,6 +306,12 @@ void output_file::commit() {
   if (!written || file_.fail()) {
     std::remove(temporary_path_.c_str());
     throw writing_failed(path_, error);
+  }
+  try {
+    keep_mode_and_owner(target_, temporary_path_);
+  } catch (...) {
+    std::remove(temporary_path_.c_str());
+    throw;
   }
   if (std::rename(temporary_path_.c_str(), target_.c_str()) != 0) {
     const int rename_error = errno;

@@ -10,20 +10,37 @@
 // from a run that fails, and a failed write (/dev/full) is an error. A directory, a path whose directory does
 // not exist, a file that cannot be written, an empty path and a file that another output of the run already
 // names are input_errors from the constructor, so an app that opens its outputs first reports them before its
-// work. A run ended by SIGINT, SIGTERM or SIGHUP removes its temporaries too (unless the signal is ignored or
-// handled by the app), then ends as the signal would have.
+// work. So is an output that is one of the run's inputs, however it is reached (another spelling, a symbolic link,
+// a hard link): it is compared by device and inode, or by its folder and name while it does not exist yet, and
+// never replaced. An input that is not a regular file (/dev/stdin, a pipe) is not replaced by an output, so it
+// may share a device with one (a terminal as /dev/stdin and /dev/stdout).
+//
+// A replaced file keeps its permission bits, and its owner and group where the process may set them (root may;
+// another user's file then becomes that user's). A run killed by SIGKILL, which no handler sees, leaves its
+// temporary `OUT.partial-PID-N`; the next output to OUT removes those whose process is gone. A run ended by SIGINT,
+// SIGTERM or SIGHUP removes its temporaries too (unless the signal is ignored or handled by the app), then ends as the
+// signal would have.
 #pragma once
 
 #include <fstream>
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace dpt::app {
 
+// A path from the command line with the option or argument that gave it ("--out", "MATRIX"), for messages.
+struct named_path {
+  std::string option;
+  std::string path;
+};
+
 class output_file {
  public:
-  explicit output_file(std::string path);
+  explicit output_file(std::string path) : output_file(named_path{{}, std::move(path)}, {}) {}
+  // `inputs`: the files this run reads, which the output must not replace.
+  output_file(const named_path& output, const std::vector<named_path>& inputs);
   output_file(const output_file&) = delete;
   output_file& operator=(const output_file&) = delete;
   ~output_file();

@@ -78,6 +78,7 @@ std::vector<std::string> names_in(const std::string& directory) {
     if (name != ".listing") names.push_back(name);
   }
   std::remove(listing.c_str());
+  std::sort(names.begin(), names.end());
   return names;
 }
 
@@ -178,6 +179,95 @@ TEST_CASE("output_file: a run stopped by a signal leaves no temporary behind", "
     CHECK(names_in(dir.path) == std::vector<std::string>{"y.txt"});
     CHECK(contents(dir / "y.txt") == "old");
   }
+}
+
+TEST_CASE("output_file: an output that is one of the run's inputs is refused, however it is reached",
+          "[app_support]" DPT_BACKEND_TAG) {
+  using dpt::app::named_path;
+  scratch_directory dir;
+  write_text(dir / "a.mtx", "the input");
+  REQUIRE(::mkdir((dir / "sub").c_str(), 0700) == 0);
+  REQUIRE(::symlink("../a.mtx", (dir / "sub/link.mtx").c_str()) == 0);
+  REQUIRE(::link((dir / "a.mtx").c_str(), (dir / "hard.mtx").c_str()) == 0);
+  const std::vector<named_path> inputs{{"MATRIX", dir / "a.mtx"}, {"--x", ""}};
+  SECTION("by any spelling, symbolic link or hard link: an input error naming both, nothing written") {
+    const std::string spelling = GENERATE(std::string("a.mtx"), std::string("./a.mtx"), std::string("sub/../a.mtx"),
+                                          std::string("sub/link.mtx"), std::string("hard.mtx"));
+    CHECK(error_of([&] {
+            output_file out(named_path{"--out", dir / spelling}, inputs);
+          }) == "--out " + dir / spelling + ": the same file as the input MATRIX " + dir / "a.mtx" +
+                    "; an output must not replace an input");
+    CHECK(contents(dir / "a.mtx") == "the input");
+    CHECK(names_in(dir.path) == std::vector<std::string>{"a.mtx", "hard.mtx", "sub"});
+  }
+  SECTION("an input not there yet is still the same path") {
+    const std::vector<named_path> missing{{"--input", dir / "new.txt"}};
+    CHECK_THAT(error_of([&] {
+                 output_file out(named_path{"--out", dir / "sub/../new.txt"}, missing);
+               }),
+               Catch::Contains("the same file as the input --input"));
+  }
+  SECTION("another file, or an input that is not a regular file, is no conflict") {
+    output_file other(named_path{"--out", dir / "y.txt"}, inputs);
+    other.stream() << "y";
+    other.commit();
+    CHECK(contents(dir / "y.txt") == "y");
+    output_file device(named_path{"--out", "/dev/null"}, {{"--input", "/dev/null"}});
+    device.commit();
+  }
+}
+
+TEST_CASE("output_file: a replaced file keeps its permission bits, and its owner where the process may set it",
+          "[app_support]" DPT_BACKEND_TAG) {
+  scratch_directory dir;
+  const mode_t mode = GENERATE(mode_t{0640}, mode_t{0444}, mode_t{0600});
+  CAPTURE(mode);
+  write_text(dir / "y.txt", "old");
+  REQUIRE(::chmod((dir / "y.txt").c_str(), mode) == 0);
+  const bool root = ::geteuid() == 0;
+  if (root) REQUIRE(::chown((dir / "y.txt").c_str(), 4321, 8765) == 0);
+  write_and_commit(dir / "y.txt", "new");
+  struct stat st {};
+  REQUIRE(::stat((dir / "y.txt").c_str(), &st) == 0);
+  CHECK(contents(dir / "y.txt") == "new");
+  CHECK((st.st_mode & 07777) == mode);
+  if (root) {
+    CHECK(st.st_uid == 4321);
+    CHECK(st.st_gid == 8765);
+  }
+  write_and_commit(dir / "z.txt", "a new file");  // a new file gets the usual mode, from the umask
+  REQUIRE(::stat((dir / "z.txt").c_str(), &st) == 0);
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  CHECK((st.st_mode & 0777) == (0666 & ~mask));
+}
+
+TEST_CASE("output_file: the temporary a killed run leaves is removed by the next output to its file",
+          "[app_support]" DPT_BACKEND_TAG) {
+  scratch_directory dir;
+  write_text(dir / "y.txt", "old");
+  std::fflush(nullptr);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    output_file out(dir / "y.txt");
+    out.stream() << "partial";
+    out.stream().flush();
+    std::raise(SIGKILL);  // no handler sees it: the temporary stays
+    ::_exit(3);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  REQUIRE((WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL));
+  const auto after_kill = names_in(dir.path);
+  REQUIRE(after_kill.size() == 2);
+  CHECK_THAT(after_kill[1], Catch::StartsWith("y.txt.partial-" + std::to_string(child) + "-"));
+  const std::string live = "y.txt.partial-" + std::to_string(::getpid()) + "-7";  // this process is alive
+  write_text(dir / live, "a live run's");
+  const std::string other = "z.txt.partial-" + std::to_string(child) + "-0";
+  write_text(dir / other, "another output's");
+  write_and_commit(dir / "y.txt", "new");
+  CHECK(contents(dir / "y.txt") == "new");
+  CHECK(names_in(dir.path) == std::vector<std::string>{"y.txt", live, other});
 }
 
 TEST_CASE("output_file writes through symbolic links to the file they name", "[app_support]" DPT_BACKEND_TAG) {
@@ -313,6 +403,16 @@ TEST_CASE("cli numbers: underflow is a value, overflow an error", "[app_support]
     CHECK(error_of([] { parse_double("", "x"); }) == "x: '' is not a number");
     CHECK(error_of([] { parse_double("1e", "x"); }) == "x: '1e' is not a number");
     CHECK(error_of([] { parse_double("abc", "x"); }) == "x: 'abc' is not a number");
+  }
+  SECTION("numbers are decimal: hexadecimal, which strtod reads, is not a number") {
+    for (const char* hex : {"0x10", "-0X1p3", "0x1.8p1", "0x0"}) {
+      CAPTURE(hex);
+      double value = 0;
+      CHECK(dpt::app::read_double(hex, value) == dpt::app::double_token::not_a_number);
+    }
+    CHECK(error_of([] { parse_double("0x10", "--range LO"); }) == "--range LO: '0x10' is not a number");
+    CHECK(parse_double("1e1", "x") == 10);
+    CHECK(std::isinf(parse_double("-infinity", "x")));  // words stay numbers: callers that want finite check
   }
   SECTION("integers") {
     CHECK(parse_int("-9223372036854775808", "n") == std::numeric_limits<long long>::min());
