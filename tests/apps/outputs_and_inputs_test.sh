@@ -7,7 +7,8 @@
 #   usage: outputs_and_inputs_test.sh DPT-SPMV DPT-HISTOGRAM DPT-SCAN DPT-GRID MATRIX_DIR
 set -uo pipefail
 spmv=$1 histogram=$2 scan=$3 grid=$4 matrices=$5
-app=$spmv  # shellcheck disable=SC2034  # skip_without_device (app_test_lib.sh) runs $app
+# shellcheck disable=SC2034  # skip_without_device (app_test_lib.sh) runs $app
+app=$spmv
 source "$(dirname "${BASH_SOURCE[0]}")/../support/app_test_lib.sh"
 skip_without_device "$matrices/karate.mtx" --repeat 1
 
