@@ -11,8 +11,8 @@ include(CMakePackageConfigHelpers)
 include(GNUInstallDirs)
 
 set(DPT_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/dpt")
-install(TARGETS dpt_algorithms dpt_custom_kernels dpt_simt EXPORT dpt-targets)
-install(DIRECTORY algorithms/dpt custom_kernels/dpt custom_kernels/simt DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
+install(TARGETS dpt_cpu_backend dpt_algorithms dpt_custom_kernels dpt_simt EXPORT dpt-targets)
+install(DIRECTORY cpu_backend/dpt algorithms/dpt custom_kernels/dpt custom_kernels/simt DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
   FILES_MATCHING PATTERN "*.hpp")
 install(EXPORT dpt-targets NAMESPACE dpt:: DESTINATION "${DPT_INSTALL_CMAKEDIR}")
 

@@ -2,7 +2,7 @@
 //
 // The same source compiles with nvcc (device system CUDA) and with a host compiler (OMP, TBB, CPP). Functors
 // that Thrust calls on the device are marked DPT_HOST_DEVICE, which is `__host__ __device__` under nvcc and
-// nothing elsewhere. DPT_ALWAYS_INLINE marks the small helpers of dpt's CPU loops (dpt/detail/slice_scan.hpp)
+// nothing elsewhere. DPT_ALWAYS_INLINE marks the small helpers of dpt's CPU loops (dpt/cpu/slice_scan.hpp)
 // whose loop bodies are lambdas: if such a helper were called out of line, the running value the lambda
 // captures would live in memory and every element would pay a store-to-load round trip.
 #pragma once

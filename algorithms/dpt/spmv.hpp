@@ -21,9 +21,9 @@
 //
 // On CUDA and CPP dpt::spmv is that composition: steps 1 and 2 are fused into the reduction's input with iterators
 // (never stored), step 3 scatters head flags and scans them, steps 4–5 are one thrust::reduce_by_key. Rows with no
-// entries produce no segment, so they are filled with 0. On OMP and TBB, whose reduce_by_key runs far below memory
-// bandwidth, the same flat form runs through dpt's multicore recipe: equal slices of non-zeros, each row's sum a
-// segmented reduction that needs no row ids (dpt/detail/spmv_slices.hpp). dpt::spmv_row_per_thread is the "one
+// entries produce no segment, so they are filled with 0. OpenMP and TBB policies, whose reduce_by_key runs far
+// below memory bandwidth, go to dpt's CPU backend (dpt/cpu/spmv.hpp): the same flat form over equal slices of
+// non-zeros, each row's sum a segmented reduction that needs no row ids. dpt::spmv_row_per_thread is the "one
 // thread per row" loop the lecture argues against, kept for comparison (bench/ measures all three).
 #pragma once
 
@@ -34,7 +34,6 @@
 #include <cuda/std/functional>
 #include <cuda/std/iterator>
 #include <cuda/std/limits>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thrust/fill.h>
@@ -49,14 +48,11 @@
 #include <thrust/scatter.h>
 #include <thrust/transform.h>
 #include <thrust/tuple.h>
-#include <thrust/type_traits/unwrap_contiguous_iterator.h>
 
 #include <dpt/config.hpp>
-#include <dpt/detail/slice_scan.hpp>
-#include <dpt/detail/spmv_slices.hpp>
+#include <dpt/cpu/spmv.hpp>
 #include <dpt/detail/temporary_array.hpp>
 #include <dpt/scan.hpp>
-#include <dpt/segmented_scan.hpp>
 
 namespace dpt {
 
@@ -190,36 +186,6 @@ OutputIt spmv_by_row_ids(const thrust::detail::execution_policy_base<DerivedPoli
   return y + A.rows;
 }
 
-// y = A·x on OMP and TBB: the flat form through the multicore recipe (dpt/detail/spmv_slices.hpp). `sizes` is
-// for tests; the default slices hold 256 KiB of values and column indices.
-template <class DerivedPolicy, class OffsetIt, class IndexIt, class ValueIt, class VectorIt, class OutputIt>
-OutputIt multicore_spmv(const thrust::detail::execution_policy_base<DerivedPolicy>& exec,
-                        const csr_view<OffsetIt, IndexIt, ValueIt>& A, VectorIt x, OutputIt y,
-                        slice_sizes sizes = slice_sizes::for_element_bytes(
-                            sizeof(::cuda::std::iter_value_t<ValueIt>) + sizeof(::cuda::std::iter_value_t<IndexIt>))) {
-  using T = ::cuda::std::iter_value_t<OutputIt>;
-  if (A.rows == 0) return y;
-  if (A.nnz == 0) {
-    // no entries at all: every row is empty
-    thrust::fill_n(exec, y, A.rows, T(0));
-    return y + A.rows;
-  }
-  const spmv_slice_loops<
-      thrust::try_unwrap_contiguous_iterator_t<OffsetIt>, thrust::try_unwrap_contiguous_iterator_t<IndexIt>,
-      thrust::try_unwrap_contiguous_iterator_t<ValueIt>, thrust::try_unwrap_contiguous_iterator_t<VectorIt>,
-      thrust::try_unwrap_contiguous_iterator_t<OutputIt>, T>
-      loops{thrust::try_unwrap_contiguous_iterator(A.row_offsets),
-            thrust::try_unwrap_contiguous_iterator(A.column_indices),
-            thrust::try_unwrap_contiguous_iterator(A.values),
-            thrust::try_unwrap_contiguous_iterator(x),
-            thrust::try_unwrap_contiguous_iterator(y),
-            A.rows};
-  // segmented reduction over equal slices of non-zeros: each core sums its slice's rows, carrying the open row
-  run_slice_scan(exec, A.nnz, loops, std::optional(thrust::tuple<bool, T>(true, T(0))),
-                 head_flag_op<T, ::cuda::std::plus<T>>{}, sizes);
-  return y + A.rows;
-}
-
 }  // namespace detail
 
 // y = A·x, the lecture's flat form: every non-zero costs the same, whatever the row lengths. x has A.cols
@@ -227,8 +193,8 @@ OutputIt multicore_spmv(const thrust::detail::execution_policy_base<DerivedPolic
 template <class DerivedPolicy, class OffsetIt, class IndexIt, class ValueIt, class VectorIt, class OutputIt>
 OutputIt spmv(const thrust::detail::execution_policy_base<DerivedPolicy>& exec,
               const csr_view<OffsetIt, IndexIt, ValueIt>& A, VectorIt x, OutputIt y) {
-  if constexpr (detail::is_multicore_cpu_policy_v<DerivedPolicy>) {
-    return detail::multicore_spmv(exec, A, x, y);
+  if constexpr (cpu::handles_v<DerivedPolicy>) {
+    return cpu::spmv(exec, A, x, y);
   } else {
     return detail::spmv_by_row_ids(exec, A, x, y);
   }

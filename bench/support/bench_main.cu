@@ -26,7 +26,7 @@
 
 #  include <thread>
 
-#  include <dpt/detail/streaming_store.hpp>
+#  include <dpt/cpu/streaming_store.hpp>
 #endif
 
 namespace dpt::bench {
@@ -92,7 +92,7 @@ void register_copy_benchmarks() {
 #if !DPT_BENCH_GPU && DPT_HAVE_STREAMING_STORES
     // copy/thrust_device writes with normal stores, each of which first reads its cache line (read for
     // ownership); dpt's CPU algorithms stream outputs of streaming_output_bytes or more past the caches
-    // (dpt/detail/streaming_store.hpp). This copy does the same: each core copies its share, streamed by the same
+    // (dpt/cpu/streaming_store.hpp). This copy does the same: each core copies its share, streamed by the same
     // rule and stores. Listed beside the baseline; fractions of copy are still taken against copy/thrust_device.
     add("copy/streaming", n, [n, bytes](benchmark::State& state) {
       thrust::device_vector<int> source(n, 1), destination(n);

@@ -15,7 +15,7 @@
 #include "support/first_difference.hpp"
 #include "support/random_inputs.hpp"
 #include "support/sliced_cpu_policy.hpp"
-#include <dpt/detail/streaming_store.hpp>
+#include <dpt/cpu/streaming_store.hpp>
 
 namespace {
 
@@ -72,28 +72,27 @@ TEST_CASE("compact matches std::copy_if on random inputs", "[primitives][compact
 
 namespace {
 
-// Every way this CPU has of gathering kept elements (dpt/detail/compact_block.hpp).
-std::vector<dpt::detail::compact_walk> available_compact_walks() {
-  std::vector<dpt::detail::compact_walk> walks{dpt::detail::compact_walk::two_lanes};
-  if (dpt::detail::cpu_has_avx512()) walks.push_back(dpt::detail::compact_walk::avx512);
+// Every way this CPU has of gathering kept elements (dpt/cpu/compact_block.hpp).
+std::vector<dpt::cpu::compact_walk> available_compact_walks() {
+  std::vector<dpt::cpu::compact_walk> walks{dpt::cpu::compact_walk::two_lanes};
+  if (dpt::cpu::cpu_has_avx512()) walks.push_back(dpt::cpu::compact_walk::avx512);
   return walks;
 }
 
-const char* name(dpt::detail::compact_walk walk) {
-  return walk == dpt::detail::compact_walk::avx512 ? "avx512" : "two lanes";
+const char* name(dpt::cpu::compact_walk walk) {
+  return walk == dpt::cpu::compact_walk::avx512 ? "avx512" : "two lanes";
 }
 
 // The multicore compaction of `data` with `pred` against std::copy_if, through the given slices and walk;
 // checks that nothing is written past the output's end.
 template <class T, class Predicate>
-void check_multicore_compact(const std::vector<T>& data, Predicate pred, dpt::detail::slice_sizes sizes,
-                             dpt::detail::compact_walk walk, T untouched) {
+void check_multicore_compact(const std::vector<T>& data, Predicate pred, dpt::cpu::slice_sizes sizes,
+                             dpt::cpu::compact_walk walk, T untouched) {
   std::vector<T> expected;
   std::copy_if(data.begin(), data.end(), std::back_inserter(expected), pred);
   std::vector<T> out(data.size(), untouched);
-  const auto end =
-      dpt::detail::multicore_compact(dpt::test::sliced_cpu_policy, data.data(),
-                                     static_cast<std::ptrdiff_t>(data.size()), out.data(), pred, sizes, walk);
+  const auto end = dpt::cpu::compact(dpt::test::sliced_cpu_policy, data.data(),
+                                     static_cast<std::ptrdiff_t>(data.size()), out.data(), pred, {sizes, {}, walk});
   REQUIRE(end - out.data() == static_cast<std::ptrdiff_t>(expected.size()));
   CHECK(dpt::test::first_difference(std::vector<T>(out.data(), end), expected) == "equal");
   CHECK(std::all_of(end, out.data() + out.size(), [&](const T& x) { return x == untouched; }));
@@ -171,7 +170,7 @@ TEST_CASE("one core compacts a small input alone, with every walk", "[primitives
   const auto walk = GENERATE(from_range(available_compact_walks()));
   CAPTURE(n, name(walk));
   const auto data = dpt::test::random_values<int>(n, 5 + n, -1000, 1000);
-  const dpt::detail::slice_sizes one_slice{1024, static_cast<std::ptrdiff_t>(n)};  // up to n: one core
+  const dpt::cpu::slice_sizes one_slice{1024, static_cast<std::ptrdiff_t>(n)};  // up to n: one core
   check_multicore_compact(data, is_even{}, one_slice, walk, -1);
 }
 
@@ -193,13 +192,13 @@ TEST_CASE("the CPU compaction keeps 8-byte elements with every walk", "[primitiv
 }
 
 TEST_CASE("the CPU compaction copies elements it cannot buffer one by one", "[primitives][compact]" DPT_BACKEND_TAG) {
-  static_assert(!dpt::detail::can_buffer_kept_v<const unbufferable*>);
+  static_assert(!dpt::cpu::can_buffer_kept_v<const unbufferable*>);
   const std::size_t n = GENERATE(0u, 1u, 97u, 1009u, 65537u);
   const std::ptrdiff_t slice_length = GENERATE(1, 7, 1000);
   CAPTURE(n, slice_length);
   std::vector<unbufferable> data;
   for (const int v : dpt::test::random_values<int>(n, 17 + n, -1000, 1000)) data.emplace_back(v);
-  check_multicore_compact(data, odd_value{}, dpt::test::tiny_slices(slice_length), dpt::detail::compact_walk::two_lanes,
+  check_multicore_compact(data, odd_value{}, dpt::test::tiny_slices(slice_length), dpt::cpu::compact_walk::two_lanes,
                           unbufferable{-1});
 }
 
@@ -210,8 +209,8 @@ TEST_CASE("the CPU compaction reads through iterators that are not pointers", "[
   CAPTURE(n, slice_length);
   const auto first = thrust::make_counting_iterator<int>(0);
   std::vector<int> out(static_cast<std::size_t>(n), -1);
-  const auto end = dpt::detail::multicore_compact(dpt::test::sliced_cpu_policy, first, n, out.data(),
-                                                  greater_than{n / 3}, dpt::test::tiny_slices(slice_length));
+  const auto end = dpt::cpu::compact(dpt::test::sliced_cpu_policy, first, n, out.data(), greater_than{n / 3},
+                                     {dpt::test::tiny_slices(slice_length)});
   std::vector<int> expected;
   for (int i = 0; i < n; ++i) {
     if (i > n / 3) expected.push_back(i);
@@ -222,7 +221,7 @@ TEST_CASE("the CPU compaction reads through iterators that are not pointers", "[
 
 TEST_CASE("compact streams outputs larger than the caches and stays right", "[primitives][compact]" DPT_BACKEND_TAG) {
   const std::size_t n = 9000011;  // > 32 MiB of int32: the multicore path writes with streaming stores
-  REQUIRE(dpt::detail::should_stream<int*>(static_cast<std::ptrdiff_t>(n)) == bool(DPT_HAVE_STREAMING_STORES));
+  REQUIRE(dpt::cpu::should_stream<int*>(static_cast<std::ptrdiff_t>(n)) == bool(DPT_HAVE_STREAMING_STORES));
   const auto data = dpt::test::random_values<int>(n, 67, -1000, 1000);
   check_compact(data, is_even{});
 }
@@ -234,7 +233,7 @@ TEST_CASE("the CPU compaction keeps 8-byte elements when the output is streamed"
   CAPTURE(name(walk));
   const auto data = dpt::test::random_values<std::int64_t>(n, 73, -(std::int64_t(1) << 40), std::int64_t(1) << 40);
   check_multicore_compact(
-      data, [](std::int64_t x) { return x % 2 != 0; }, dpt::detail::compact_slice_sizes(8), walk, std::int64_t(-2));
+      data, [](std::int64_t x) { return x % 2 != 0; }, dpt::cpu::compact_slice_sizes(8), walk, std::int64_t(-2));
 }
 
 TEST_CASE("the CPU compaction converts its elements to an output of another type",
@@ -248,9 +247,8 @@ TEST_CASE("the CPU compaction converts its elements to an output of another type
     if (x % 2 == 0) expected.push_back(x);
   }
   std::vector<std::int64_t> out(n, -1);
-  const auto end =
-      dpt::detail::multicore_compact(dpt::test::sliced_cpu_policy, data.data(), static_cast<std::ptrdiff_t>(n),
-                                     out.data(), is_even{}, dpt::detail::compact_slice_sizes(4), walk);
+  const auto end = dpt::cpu::compact(dpt::test::sliced_cpu_policy, data.data(), static_cast<std::ptrdiff_t>(n),
+                                     out.data(), is_even{}, {dpt::cpu::compact_slice_sizes(4), {}, walk});
   REQUIRE(end - out.data() == static_cast<std::ptrdiff_t>(expected.size()));
   CHECK(dpt::test::first_difference(std::vector<std::int64_t>(out.data(), end), expected) == "equal");
 
@@ -274,9 +272,8 @@ TEST_CASE("the CPU compaction buffers values, not the proxies that std::vector<b
   std::copy(values.begin(), values.end(), bits.begin());
   std::vector<char> out(n, 7);
   // keep everything: the output must be the input's bits, in order
-  const auto end = dpt::detail::multicore_compact(
-      dpt::test::sliced_cpu_policy, bits.begin(), static_cast<std::ptrdiff_t>(n), out.data(), [](bool) { return true; },
-      dpt::test::tiny_slices(slice_length));
+  const auto end = dpt::cpu::compact(dpt::test::sliced_cpu_policy, bits.begin(), static_cast<std::ptrdiff_t>(n),
+                                     out.data(), [](bool) { return true; }, {dpt::test::tiny_slices(slice_length)});
   REQUIRE(end - out.data() == static_cast<std::ptrdiff_t>(n));
   CHECK(dpt::test::first_difference(out, std::vector<char>(values.begin(), values.end())) == "equal");
 }

@@ -1,5 +1,5 @@
 // An exception from the caller's operator or predicate reaches the caller, on every CPU path, as it does from
-// std::inclusive_scan: the multicore recipe (dpt/detail/slice_scan.hpp) must neither hang (a failed slice never
+// std::inclusive_scan: the multicore recipe (dpt/cpu/slice_scan.hpp) must neither hang (a failed slice never
 // publishes its prefix, and TBB's other cores wait for it) nor end the program (an exception leaving an OpenMP
 // parallel region calls std::terminate). GPU code cannot throw, so CUDA builds have nothing to test here.
 #include <catch2/catch.hpp>
@@ -60,26 +60,24 @@ TEST_CASE("an operator that throws in one slice stops the sliced CPU scans and r
   const auto slices = dpt::test::tiny_slices(slice_length);
 
   SECTION("inclusive scan") {
-    CHECK_THROWS_WITH(dpt::detail::multicore_scan<false>(dpt::test::sliced_cpu_policy, data.data(), data.data() + n,
-                                                         out.data(), 0LL, sum_unless_poisoned{poison}, slices),
+    CHECK_THROWS_WITH(dpt::cpu::scan<false>(dpt::test::sliced_cpu_policy, data.data(), data.data() + n, out.data(), 0LL,
+                                            sum_unless_poisoned{poison}, {slices}),
                       "poisoned operand");
   }
   SECTION("exclusive scan") {
-    CHECK_THROWS_WITH(dpt::detail::multicore_scan<true>(dpt::test::sliced_cpu_policy, data.data(), data.data() + n,
-                                                        out.data(), 0LL, sum_unless_poisoned{poison}, slices),
+    CHECK_THROWS_WITH(dpt::cpu::scan<true>(dpt::test::sliced_cpu_policy, data.data(), data.data() + n, out.data(), 0LL,
+                                           sum_unless_poisoned{poison}, {slices}),
                       "poisoned operand");
   }
   SECTION("segmented scan") {
-    CHECK_THROWS_WITH(
-        dpt::detail::multicore_segmented_scan<false>(dpt::test::sliced_cpu_policy, data.data(), n, flags.data(),
-                                                     out.data(), 0LL, sum_unless_poisoned{poison}, slices),
-        "poisoned operand");
+    CHECK_THROWS_WITH(dpt::cpu::segmented_scan<false>(dpt::test::sliced_cpu_policy, data.data(), n, flags.data(),
+                                                      out.data(), 0LL, sum_unless_poisoned{poison}, {slices}),
+                      "poisoned operand");
   }
   SECTION("compaction") {
-    CHECK_THROWS_WITH(
-        dpt::detail::multicore_compact(dpt::test::sliced_cpu_policy, data.data(), static_cast<std::ptrdiff_t>(n),
-                                       out.data(), odd_unless_poisoned{poison}, slices),
-        "poisoned element");
+    CHECK_THROWS_WITH(dpt::cpu::compact(dpt::test::sliced_cpu_policy, data.data(), static_cast<std::ptrdiff_t>(n),
+                                        out.data(), odd_unless_poisoned{poison}, {slices}),
+                      "poisoned element");
   }
 }
 

@@ -18,7 +18,7 @@
 #include "support/random_inputs.hpp"
 #include "support/sliced_cpu_policy.hpp"
 #include "support/to_std.hpp"
-#include <dpt/detail/streaming_store.hpp>
+#include <dpt/cpu/streaming_store.hpp>
 
 namespace {
 
@@ -115,29 +115,28 @@ TEST_CASE("the sliced CPU scan is right for every slice length and round count",
   std::vector<affine> out(n);
 
   SECTION("inclusive") {
-    const auto end = dpt::detail::multicore_scan<false>(sliced_cpu_policy, data.data(), data.data() + n, out.data(),
-                                                        affine{}, compose{}, slices);
+    const auto end = dpt::cpu::scan<false>(sliced_cpu_policy, data.data(), data.data() + n, out.data(), affine{},
+                                           compose{}, {slices});
     CHECK(end == out.data() + n);
     CHECK(out == reference_inclusive_scan(data, compose{}));
   }
   SECTION("exclusive") {
     const affine start{5, 2};
-    const auto end = dpt::detail::multicore_scan<true>(sliced_cpu_policy, data.data(), data.data() + n, out.data(),
-                                                       start, compose{}, slices);
+    const auto end =
+        dpt::cpu::scan<true>(sliced_cpu_policy, data.data(), data.data() + n, out.data(), start, compose{}, {slices});
     CHECK(end == out.data() + n);
     CHECK(out == reference_exclusive_scan(data, start, compose{}));
   }
   SECTION("inclusive, in place") {
     out = data;
-    dpt::detail::multicore_scan<false>(sliced_cpu_policy, out.data(), out.data() + n, out.data(), affine{}, compose{},
-                                       slices);
+    dpt::cpu::scan<false>(sliced_cpu_policy, out.data(), out.data() + n, out.data(), affine{}, compose{}, {slices});
     CHECK(out == reference_inclusive_scan(data, compose{}));
   }
 }
 
 TEST_CASE("scan streams outputs larger than the caches and stays right", "[primitives][scan]" DPT_BACKEND_TAG) {
   const std::size_t n = 9000011;  // > 32 MiB of int32: the multicore path writes with streaming stores
-  REQUIRE(dpt::detail::should_stream<int*>(static_cast<std::ptrdiff_t>(n)) == bool(DPT_HAVE_STREAMING_STORES));
+  REQUIRE(dpt::cpu::should_stream<int*>(static_cast<std::ptrdiff_t>(n)) == bool(DPT_HAVE_STREAMING_STORES));
   const auto data = dpt::test::random_values<int>(n, 53, -1000, 1000);
   const thrust::device_vector<int> d_data(data.begin(), data.end());
   thrust::device_vector<int> d_out(n, -7);
@@ -170,13 +169,12 @@ std::vector<T> sum_test_values(std::size_t n, std::uint64_t seed) {
 // The multicore scan of `data` through `walk` and `sizes`, written `offset` elements into its output (the
 // vector walk then starts unaligned); checks against the sequential loop and that nothing else was written.
 template <bool Exclusive, class T>
-void check_sum_walk(const std::vector<T>& data, std::ptrdiff_t offset, dpt::detail::slice_sizes sizes,
-                    dpt::detail::scan_walk walk, bool in_place) {
+void check_sum_walk(const std::vector<T>& data, std::ptrdiff_t offset, dpt::cpu::slice_sizes sizes,
+                    dpt::cpu::scan_walk walk, bool in_place) {
   const T init = static_cast<T>(5);
   dpt::test::offset_output<T> output(data, offset, in_place);
-  const auto end =
-      dpt::detail::multicore_scan<Exclusive>(dpt::test::sliced_cpu_policy, output.in(), output.in() + data.size(),
-                                             output.out(), init, std::plus<T>{}, sizes, walk);
+  const auto end = dpt::cpu::scan<Exclusive>(dpt::test::sliced_cpu_policy, output.in(), output.in() + data.size(),
+                                             output.out(), init, std::plus<T>{}, {sizes, walk});
   CHECK(end == output.out() + data.size());
   const auto expected =
       Exclusive ? reference_exclusive_scan(data, init, std::plus<T>{}) : reference_inclusive_scan(data, std::plus<T>{});
@@ -216,7 +214,7 @@ TEMPLATE_TEST_CASE("integer sums through every walk stay right when the output i
   const auto walk = GENERATE(from_range(dpt::test::available_scan_walks()));
   CAPTURE(dpt::test::name(walk));
   const auto data = sum_test_values<T>(n, 73);
-  const auto sizes = dpt::detail::slice_sizes::for_element_bytes(sizeof(T));
+  const auto sizes = dpt::cpu::slice_sizes::for_element_bytes(sizeof(T));
 
   SECTION("inclusive, output one element past a line boundary") {
     check_sum_walk<false>(data, 1, sizes, walk, false);

@@ -19,7 +19,7 @@
 #include "support/random_inputs.hpp"
 #include "support/sliced_cpu_policy.hpp"
 #include "support/to_std.hpp"
-#include <dpt/detail/streaming_store.hpp>
+#include <dpt/cpu/streaming_store.hpp>
 
 namespace {
 
@@ -118,7 +118,8 @@ struct max_of {
 TEST_CASE("an inclusive segmented scan starts each segment from its first element, not from T{}",
           "[primitives][segmented_scan]" DPT_BACKEND_TAG) {
   using dpt::test::segment_layout;
-  const auto layout = GENERATE(segment_layout::one_segment, segment_layout::random_runs, segment_layout::first_unflagged);
+  const auto layout =
+      GENERATE(segment_layout::one_segment, segment_layout::random_runs, segment_layout::first_unflagged);
   const std::size_t n = GENERATE(1u, 2u, 97u, 1009u, 65537u);
   CAPTURE(dpt::test::name(layout), n);
   const auto data = dpt::test::random_values<int>(n, 43 + n, -1000, -1);
@@ -137,8 +138,8 @@ TEST_CASE("an inclusive segmented scan starts each segment from its first elemen
     for (const auto slice_length : dpt::test::tiny_slice_lengths) {
       CAPTURE(slice_length);
       std::vector<int> out(n);
-      dpt::detail::multicore_segmented_scan<false>(dpt::test::sliced_cpu_policy, data.data(), n, flags.data(),
-                                                   out.data(), int{}, max_of{}, dpt::test::tiny_slices(slice_length));
+      dpt::cpu::segmented_scan<false>(dpt::test::sliced_cpu_policy, data.data(), n, flags.data(), out.data(), int{},
+                                      max_of{}, {dpt::test::tiny_slices(slice_length)});
       CHECK(dpt::test::first_difference(out, expected) == "equal");
     }
   }
@@ -171,22 +172,22 @@ TEST_CASE("the sliced CPU segmented scan is right for every slice length and rou
   std::vector<affine> out(n);
 
   SECTION("inclusive") {
-    const auto end = dpt::detail::multicore_segmented_scan<false>(sliced_cpu_policy, data.data(), n, flags.data(),
-                                                                  out.data(), affine{}, compose{}, slices);
+    const auto end = dpt::cpu::segmented_scan<false>(sliced_cpu_policy, data.data(), n, flags.data(), out.data(),
+                                                     affine{}, compose{}, {slices});
     CHECK(end == out.data() + n);
     CHECK(out == reference_segmented_scan(data, flags, compose{}, true, affine{}));
   }
   SECTION("exclusive from a start that is not the identity") {
     const affine start{3, 7};
-    const auto end = dpt::detail::multicore_segmented_scan<true>(sliced_cpu_policy, data.data(), n, flags.data(),
-                                                                 out.data(), start, compose{}, slices);
+    const auto end = dpt::cpu::segmented_scan<true>(sliced_cpu_policy, data.data(), n, flags.data(), out.data(), start,
+                                                    compose{}, {slices});
     CHECK(end == out.data() + n);
     CHECK(out == reference_segmented_scan(data, flags, compose{}, false, start));
   }
   SECTION("inclusive, in place") {
     out = data;
-    dpt::detail::multicore_segmented_scan<false>(sliced_cpu_policy, out.data(), n, flags.data(), out.data(), affine{},
-                                                 compose{}, slices);
+    dpt::cpu::segmented_scan<false>(sliced_cpu_policy, out.data(), n, flags.data(), out.data(), affine{}, compose{},
+                                    {slices});
     CHECK(out == reference_segmented_scan(data, flags, compose{}, true, affine{}));
   }
 }
@@ -194,7 +195,7 @@ TEST_CASE("the sliced CPU segmented scan is right for every slice length and rou
 TEST_CASE("segmented scan streams outputs larger than the caches and stays right",
           "[primitives][segmented_scan]" DPT_BACKEND_TAG) {
   const std::size_t n = 9000011;  // > 32 MiB of int32: the multicore path writes with streaming stores
-  REQUIRE(dpt::detail::should_stream<int*>(static_cast<std::ptrdiff_t>(n)) == bool(DPT_HAVE_STREAMING_STORES));
+  REQUIRE(dpt::cpu::should_stream<int*>(static_cast<std::ptrdiff_t>(n)) == bool(DPT_HAVE_STREAMING_STORES));
   const auto data = dpt::test::random_values<int>(n, 59, -1000, 1000);
   const auto flags = dpt::test::head_flags(n, dpt::test::segment_layout::random_runs, 61);
   const thrust::device_vector<int> d_data(data.begin(), data.end());
@@ -220,14 +221,14 @@ namespace {
 // written.
 template <bool Exclusive, class T, class F>
 void check_segmented_sum_walk(const std::vector<T>& data, const std::vector<int>& flags, std::ptrdiff_t offset,
-                              dpt::detail::slice_sizes sizes, dpt::detail::scan_walk walk, bool in_place) {
+                              dpt::cpu::slice_sizes sizes, dpt::cpu::scan_walk walk, bool in_place) {
   const T init = Exclusive ? static_cast<T>(3) : T{};
   const auto heads = std::make_unique<F[]>(flags.size());  // not std::vector: vector<bool> holds no bool array
   std::copy(flags.begin(), flags.end(), heads.get());
   dpt::test::offset_output<T> output(data, offset, in_place);
   const auto n = static_cast<std::ptrdiff_t>(data.size());
-  const auto end = dpt::detail::multicore_segmented_scan<Exclusive>(
-      dpt::test::sliced_cpu_policy, output.in(), n, heads.get(), output.out(), init, std::plus<T>{}, sizes, walk);
+  const auto end = dpt::cpu::segmented_scan<Exclusive>(dpt::test::sliced_cpu_policy, output.in(), n, heads.get(),
+                                                       output.out(), init, std::plus<T>{}, {sizes, walk});
   CHECK(end == output.out() + n);
   CHECK(dpt::test::first_difference(
             output.written(), reference_segmented_scan(data, flags, std::plus<T>{}, !Exclusive, init)) == "equal");
@@ -274,7 +275,7 @@ TEST_CASE("segmented integer sums through every walk stay right when the output 
   CAPTURE(dpt::test::name(walk));
   const auto data = dpt::test::random_values<int>(n, 37, -1000, 1000);
   const auto flags = dpt::test::head_flags(n, dpt::test::segment_layout::random_runs, 41);
-  const auto sizes = dpt::detail::slice_sizes::for_element_bytes(sizeof(int) + sizeof(int));
+  const auto sizes = dpt::cpu::slice_sizes::for_element_bytes(sizeof(int) + sizeof(int));
 
   SECTION("inclusive, output one element past a line boundary") {
     check_segmented_sum_walk<false, int, int>(data, flags, 1, sizes, walk, false);

@@ -1,4 +1,4 @@
-// dpt/detail/slice_scan.hpp's plan, seen through loops that record what they are asked to do: every slice is
+// dpt/cpu/slice_scan.hpp's plan, seen through loops that record what they are asked to do: every slice is
 // reduced once and walked once, each walk from the total of everything before its slice, and an input that fits
 // one slice (or the serial length) is walked once on its own, with no reduce, however many cores there are.
 // Also: which device systems take the recipe, and that it starts as many workers as the caller's OpenMP or TBB
@@ -19,7 +19,7 @@
 #include <cuda/std/functional>
 
 #include <dpt/config.hpp>
-#include <dpt/detail/slice_scan.hpp>
+#include <dpt/cpu/slice_scan.hpp>
 #if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_OMP
 #  include <omp.h>
 #elif THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_TBB
@@ -45,24 +45,24 @@ struct loop_calls {
 struct recording_loops {
   loop_calls* calls;
   bool prefetches_next_slice() const { return false; }
-  dpt::detail::no_scratch make_scratch(std::ptrdiff_t) const { return {}; }
-  long long reduce(dpt::detail::no_scratch&, std::ptrdiff_t begin, std::ptrdiff_t end) const {
+  dpt::cpu::no_scratch make_scratch(std::ptrdiff_t) const { return {}; }
+  long long reduce(dpt::cpu::no_scratch&, std::ptrdiff_t begin, std::ptrdiff_t end) const {
     const std::lock_guard<std::mutex> lock(calls->mutex);
     calls->reduced_begins.push_back(begin);
     return end - begin;
   }
-  long long scan(dpt::detail::no_scratch&, std::ptrdiff_t begin, std::ptrdiff_t end, const long long* base,
-                 dpt::detail::index_range) const {
+  long long scan(dpt::cpu::no_scratch&, std::ptrdiff_t begin, std::ptrdiff_t end, const long long* base,
+                 dpt::cpu::index_range) const {
     const std::lock_guard<std::mutex> lock(calls->mutex);
     calls->walks.push_back({begin, end, base ? std::optional<long long>(*base) : std::nullopt});
     return (base ? *base : 0) + (end - begin);
   }
 };
 
-std::optional<long long> run(std::ptrdiff_t n, dpt::detail::slice_sizes sizes, loop_calls& calls,
+std::optional<long long> run(std::ptrdiff_t n, dpt::cpu::slice_sizes sizes, loop_calls& calls,
                              std::optional<long long> seed = std::nullopt) {
-  return dpt::detail::run_slice_scan(dpt::test::sliced_cpu_policy, n, recording_loops{&calls}, seed,
-                                     ::cuda::std::plus<long long>{}, sizes);
+  return dpt::cpu::run_slice_scan(dpt::test::sliced_cpu_policy, n, recording_loops{&calls}, seed,
+                                  ::cuda::std::plus<long long>{}, sizes);
 }
 
 // Loops that count the workers that took a slice (each makes its scratch once, before its first reduce) and hold
@@ -74,16 +74,16 @@ struct gathering_loops {
   int expected;
   std::chrono::steady_clock::time_point give_up;
   bool prefetches_next_slice() const { return false; }
-  dpt::detail::no_scratch make_scratch(std::ptrdiff_t) const {
+  dpt::cpu::no_scratch make_scratch(std::ptrdiff_t) const {
     ++*workers_started;
     return {};
   }
-  long long reduce(dpt::detail::no_scratch&, std::ptrdiff_t begin, std::ptrdiff_t end) const {
+  long long reduce(dpt::cpu::no_scratch&, std::ptrdiff_t begin, std::ptrdiff_t end) const {
     while (*workers_started < expected && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
     return end - begin;
   }
-  long long scan(dpt::detail::no_scratch&, std::ptrdiff_t begin, std::ptrdiff_t end, const long long* base,
-                 dpt::detail::index_range) const {
+  long long scan(dpt::cpu::no_scratch&, std::ptrdiff_t begin, std::ptrdiff_t end, const long long* base,
+                 dpt::cpu::index_range) const {
     return (base ? *base : 0) + (end - begin);
   }
 };
@@ -92,15 +92,15 @@ struct gathering_loops {
 int workers_started_under(int limit) {
   std::atomic<int> started{0};
   const gathering_loops loops{&started, limit, std::chrono::steady_clock::now() + std::chrono::seconds(3)};
-  const auto total = dpt::detail::run_slice_scan(dpt::test::sliced_cpu_policy, 64, loops, std::optional<long long>{},
-                                                 ::cuda::std::plus<long long>{}, dpt::test::tiny_slices(1));
+  const auto total = dpt::cpu::run_slice_scan(dpt::test::sliced_cpu_policy, 64, loops, std::optional<long long>{},
+                                              ::cuda::std::plus<long long>{}, dpt::test::tiny_slices(1));
   CHECK(total == 64);
   return started;
 }
 
 template <class DerivedPolicy>
 constexpr bool takes_multicore_recipe(const thrust::detail::execution_policy_base<DerivedPolicy>&) {
-  return dpt::detail::is_multicore_cpu_policy_v<DerivedPolicy>;
+  return dpt::cpu::handles_v<DerivedPolicy>;
 }
 
 }  // namespace
@@ -183,7 +183,7 @@ TEST_CASE("an input within the serial length is walked once, with no reduce", "[
   const std::ptrdiff_t n = GENERATE(1, 97, 1009);
   CAPTURE(n);
   loop_calls calls;
-  const dpt::detail::slice_sizes sizes{3, 1009};  // many slices, but within the serial length
+  const dpt::cpu::slice_sizes sizes{3, 1009};  // many slices, but within the serial length
   CHECK(run(n, sizes, calls) == n);
   CHECK(calls.reduced_begins.empty());
   REQUIRE(calls.walks.size() == 1);

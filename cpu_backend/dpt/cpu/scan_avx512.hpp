@@ -1,6 +1,6 @@
-// dpt/detail/scan_avx512.hpp — the integer sum scans' walk, a whole vector (16 int32 or 8 int64) per step.
+// dpt/cpu/scan_avx512.hpp — the integer sum scans' walk, a whole vector (16 int32 or 8 int64) per step.
 //
-// The CPU scans of dpt/scan.hpp and dpt/segmented_scan.hpp walk a slice with a running value, one element
+// The CPU scans of dpt/cpu/scan.hpp and dpt/cpu/segmented_scan.hpp walk a slice with a running value, one element
 // after another: each element waits for the one before it, a cycle or two, which leaves a core little time
 // to keep memory busy (a segmented walk on one core ran at half of copy bandwidth). For sums of 4- or 8-byte
 // integers on a CPU with AVX-512, the walk here scans a vector in registers in log2(lanes) steps — the
@@ -26,10 +26,10 @@
 #include <type_traits>
 
 #include <dpt/config.hpp>
-#include <dpt/detail/cpu_features.hpp>
-#include <dpt/detail/streaming_store.hpp>
+#include <dpt/cpu/cpu_features.hpp>
+#include <dpt/cpu/streaming_store.hpp>
 
-namespace dpt::detail {
+namespace dpt::cpu {
 
 // How a CPU scan walks a slice: one element after another (any type, any operator) or a vector at a time.
 enum class scan_walk { one_element, avx512 };
@@ -212,7 +212,7 @@ DPT_TARGET_AVX512 T scan_vectors_avx512(const T* in, const F* heads, T* out, std
 
 // Walks [begin, end) of a sum scan with `running` carried through: `step(i)` (the one-element walk, which
 // updates `running`) until out + i is 64-byte aligned, whole vectors with scan_vectors_avx512, then `step` for
-// what is left. `Store` is the walk's store (dpt/detail/streaming_store.hpp). It prefetches nothing: a vector
+// what is left. `Store` is the walk's store (dpt/cpu/streaming_store.hpp). It prefetches nothing: a vector
 // walk is over too soon to hide the next slice's fetch (the loops' prefetches_next_slice() is false for it).
 template <bool Exclusive, bool Segmented, class Store, class T, class F, class Step>
 DPT_ALWAYS_INLINE void walk_avx512(Store, const T* in, const F* heads, T* out, std::ptrdiff_t begin, std::ptrdiff_t end,
@@ -228,4 +228,4 @@ DPT_ALWAYS_INLINE void walk_avx512(Store, const T* in, const F* heads, T* out, s
 
 #endif
 
-}  // namespace dpt::detail
+}  // namespace dpt::cpu

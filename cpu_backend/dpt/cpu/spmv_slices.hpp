@@ -1,5 +1,5 @@
-// dpt/detail/spmv_slices.hpp — dpt::spmv on OMP and TBB: the lecture's flat form, run through dpt's multicore
-// recipe (dpt/detail/slice_scan.hpp) instead of Thrust's reduce_by_key.
+// dpt/cpu/spmv_slices.hpp — dpt::spmv on OMP and TBB: the lecture's flat form, run through dpt's multicore
+// recipe (dpt/cpu/slice_scan.hpp) instead of Thrust's reduce_by_key.
 //
 // The non-zeros are one flat sequence, cut into equal slices whatever the row lengths; a row's sum is a
 // segmented reduction with a head at every row start. With the lecture's matrix and x = [1, 2, 3, 4]:
@@ -21,9 +21,9 @@
 #include <cstddef>
 #include <thrust/tuple.h>
 
-#include <dpt/detail/slice_scan.hpp>
+#include <dpt/cpu/slice_scan.hpp>
 
-namespace dpt::detail {
+namespace dpt::cpu {
 
 template <class OffsetIt, class IndexIt, class ValueIt, class VectorIt, class OutputIt, class T>
 struct spmv_slice_loops {
@@ -89,4 +89,4 @@ struct spmv_slice_loops {
   }
 };
 
-}  // namespace dpt::detail
+}  // namespace dpt::cpu

@@ -1,4 +1,4 @@
-// dpt/detail/slice_scan.hpp — the lecture's two-processor scan recipe for scan-shaped work on the CPU's cores.
+// dpt/cpu/slice_scan.hpp — the lecture's two-processor scan recipe for scan-shaped work on the CPU's cores.
 //
 // Scan, segmented scan and compaction have the same shape: every element's output depends on a running value
 // (a sum, a segment's partial result, an output position) built from everything before it. On a few cores the
@@ -54,46 +54,11 @@
 #include <type_traits>
 #include <thrust/for_each.h>
 #include <thrust/iterator/counting_iterator.h>
-#include <thrust/system/omp/detail/execution_policy.h>
-#include <thrust/system/tbb/detail/execution_policy.h>
 
 #include <dpt/config.hpp>
+#include <dpt/cpu/system.hpp>
 
-#if defined(_OPENMP)
-#  include <omp.h>
-#endif
-#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_TBB
-#  include <tbb/task_arena.h>
-#endif
-
-namespace dpt::detail {
-
-template <class DerivedPolicy>
-inline constexpr bool is_omp_policy_v =
-    std::is_base_of_v<thrust::system::omp::detail::execution_policy<DerivedPolicy>, DerivedPolicy>;
-template <class DerivedPolicy>
-inline constexpr bool is_tbb_policy_v =
-    std::is_base_of_v<thrust::system::tbb::detail::execution_policy<DerivedPolicy>, DerivedPolicy>;
-
-// True for policies whose algorithms run on the host's cores: the OpenMP and TBB device systems.
-template <class DerivedPolicy>
-inline constexpr bool is_multicore_cpu_policy_v = is_omp_policy_v<DerivedPolicy> || is_tbb_policy_v<DerivedPolicy>;
-
-// How many cores the policy's system will run a parallel loop on.
-template <class DerivedPolicy>
-std::ptrdiff_t cpu_workers() {
-#if defined(_OPENMP)
-  if constexpr (is_omp_policy_v<DerivedPolicy>) {
-    return omp_get_max_threads();
-  }
-#endif
-#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_TBB
-  if constexpr (is_tbb_policy_v<DerivedPolicy>) {
-    return tbb::this_task_arena::max_concurrency();
-  }
-#endif
-  return std::max(1u, std::thread::hardware_concurrency());
-}
+namespace dpt::cpu {
 
 // How the input is cut, in elements. A slice is reduced and then walked by the same core, so the slice and
 // its output should stay in that core's L2 in between, yet be long enough that the hand-off between slices
@@ -284,7 +249,7 @@ std::optional<T> run_slice_scan(const thrust::detail::execution_policy_base<Deri
   }
   slice_prefixes<T> prefixes(slices);
   std::atomic<std::ptrdiff_t> next_slice{0};
-  const auto workers = std::min(slices, cpu_workers<DerivedPolicy>());
+  const auto workers = std::min(slices, worker_count<DerivedPolicy>());
   // every core runs the chain: reduce, hand off, scan, slice after slice
   thrust::for_each_n(
       exec, thrust::counting_iterator<std::ptrdiff_t>(0), workers,
@@ -293,4 +258,4 @@ std::optional<T> run_slice_scan(const thrust::detail::execution_policy_base<Deri
   return prefixes.wait(slices - 1);
 }
 
-}  // namespace dpt::detail
+}  // namespace dpt::cpu

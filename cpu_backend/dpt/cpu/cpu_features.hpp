@@ -1,4 +1,4 @@
-// dpt/detail/cpu_features.hpp — which vector instructions the CPU paths may use, decided at run time.
+// dpt/cpu/cpu_features.hpp — which vector instructions the CPU paths may use, decided at run time.
 //
 // dpt is compiled for the baseline of its target (x86-64: SSE2), so that one binary runs everywhere. A few
 // inner loops (the compaction's gather, the integer scans' walks) have a second version compiled for AVX-512
@@ -13,7 +13,7 @@
 #  define DPT_HAVE_AVX512 0
 #endif
 
-namespace dpt::detail {
+namespace dpt::cpu {
 
 // Whether this CPU runs AVX-512 Foundation instructions (and dpt was built with the versions that use them);
 // asked once.
@@ -26,4 +26,4 @@ inline bool cpu_has_avx512() {
 #endif
 }
 
-}  // namespace dpt::detail
+}  // namespace dpt::cpu

@@ -1,9 +1,9 @@
-// dpt/detail/compact_block.hpp — the CPU compaction's inner loop: gather a range's kept elements, in order.
+// dpt/cpu/compact_block.hpp — the CPU compaction's inner loop: gather a range's kept elements, in order.
 //
 //   range = [3, 8, 4, 6, 3, 9, 2, 8]      keep even
 //   kept    [8, 4, 6, 2, 8]               returns 5
 //
-// The CPU compaction of dpt/compact.hpp gathers each slice's kept elements into a buffer this way. The
+// The CPU compaction of dpt/cpu/compact.hpp gathers each slice's kept elements into a buffer this way. The
 // predicate's answers may follow no pattern (random data keeps about every other element, unpredictably), so
 // neither way below branches on them:
 //
@@ -24,9 +24,9 @@
 #include <utility>
 
 #include <dpt/config.hpp>
-#include <dpt/detail/cpu_features.hpp>
+#include <dpt/cpu/cpu_features.hpp>
 
-namespace dpt::detail {
+namespace dpt::cpu {
 
 // Elements per block of the two-lane walk: a block and what it keeps stay in the L1 cache.
 inline constexpr std::ptrdiff_t compact_block_length = 512;
@@ -147,4 +147,4 @@ DPT_ALWAYS_INLINE std::ptrdiff_t compact_into(compact_walk walk, InputIt in, std
   return compact_two_lanes(in, first, last, keep, kept);
 }
 
-}  // namespace dpt::detail
+}  // namespace dpt::cpu

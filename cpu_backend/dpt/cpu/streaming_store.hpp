@@ -1,9 +1,9 @@
-// dpt/detail/streaming_store.hpp — writing a large output that nobody will read again soon.
+// dpt/cpu/streaming_store.hpp — writing a large output that nobody will read again soon.
 //
 // A normal store first reads the cache line it writes into ("read for ownership"), so a loop that reads n
 // bytes and writes n bytes moves 3n bytes over the memory bus; memcpy moves 2n, because for large copies it
 // uses streaming (non-temporal) stores that write whole lines without reading them. The multicore scans of
-// dpt/detail/slice_scan.hpp write their outputs once, in order, so they can stream them too: measured on the
+// dpt/cpu/slice_scan.hpp write their outputs once, in order, so they can stream them too: measured on the
 // 2-core machine of docs/benchmarks.md, a one-core scan of 2^26 int32 took 34 ms with normal stores and 22 ms
 // with streaming stores, as long as memcpy. Streaming only pays when the output is far larger than the caches
 // (otherwise its next reader would have found it there), and it needs x86-64 and a raw pointer to a 4- or
@@ -25,7 +25,7 @@
 #  define DPT_HAVE_STREAMING_STORES 0
 #endif
 
-namespace dpt::detail {
+namespace dpt::cpu {
 
 // Outputs at least this large are streamed: bigger than the last-level cache of most machines (32 MiB here).
 inline constexpr std::size_t streaming_output_bytes = 32 * 1024 * 1024;
@@ -110,4 +110,4 @@ DPT_ALWAYS_INLINE auto with_output_store(bool stream, Walk&& walk) {
   return walk(plain_store{});
 }
 
-}  // namespace dpt::detail
+}  // namespace dpt::cpu
