@@ -26,17 +26,20 @@
 // that; the limit only keeps the range short: p's cell and its neighbours, 3 cells per axis, plus whatever rounding
 // adds at the ends.
 //
-// Errors (std::invalid_argument): R not finite or R ≤ 0; R larger than the cell size along some axis (the
-// query is meant to visit only the cells next to p's); R whose square overflows or is not a normal number in
-// Real (the argument above needs R² normal; with R² = ∞ every pair would be within R).
+// Errors (std::invalid_argument): R not finite or R ≤ 0; R larger than the cell size along some axis, beyond
+// rounding (the query is meant to visit only the cells next to p's; largest_neighbor_radius); R whose square
+// overflows or is not a normal number in Real (the argument above needs R² normal; with R² = ∞ every pair would
+// be within R).
 #pragma once
 
+#include <charconv>
+#include <cmath>
 #include <cstddef>
 #include <cuda/std/cmath>
 #include <cuda/std/iterator>
 #include <cuda/std/limits>
-#include <sstream>
 #include <stdexcept>
+#include <string>
 #include <thrust/fill.h>
 #include <thrust/for_each.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -77,33 +80,58 @@ DPT_HOST_DEVICE bool within_radius(const Real (&p)[Dim], const Real (&q)[Dim], R
   return detail::squared_distance(p, q) <= detail::multiply_rn(radius, radius);
 }
 
-// Throws std::invalid_argument unless 0 < radius ≤ every cell side and radius² is a finite normal number in
-// Real (what the neighbour query needs).
+namespace detail {
+
+// The shortest decimal that reads back as x in Real ("0.1", not "0.10000000000000001"): error messages must tell
+// apart numbers an ulp apart, and show the ones a user typed as typed.
+template <class Real>
+std::string shortest(Real x) {
+  char text[32];
+  return std::string(text, std::to_chars(text, text + sizeof text, x).ptr);
+}
+
+}  // namespace detail
+
+// The largest neighbour radius the query takes along `axis`: the cell side (upper − lower) / cells as Real computes
+// it, rounded up by 4 ulps. A radius meant to be the side exactly, R = (U − L) / cells for the decimals L, U, R a
+// user typed, lands within that when the box holds 0 (L ≤ 0 ≤ U, no cancellation): its Real value and the side
+// each come from the exact quotient through roundings of relative size u = ε/2 at most — R's own, and for the
+// side L's and U's (together at most u of |L| + |U| = U − L), the subtraction's and the division's — so R ≤ side ·
+// (1 + u) / (1 − u)³ < side · (1 + 5u) < side + 5 ulps (an ulp of side exceeds u · side), and a Real below that
+// is at most the 4th Real above side. Any larger R too would be correct, as the query's cell range holds every
+// neighbour for any R (the top of this file); the limit keeps that range at the cells next to p's own.
+template <int Dim, class Real>
+Real largest_neighbor_radius(const uniform_grid<Dim, Real>& grid, int axis) {
+  Real largest = grid.cell_size(axis);
+  for (int ulp = 0; ulp < 4; ++ulp) largest = std::nextafter(largest, std::numeric_limits<Real>::infinity());
+  return largest;
+}
+
+// Throws std::invalid_argument unless 0 < radius ≤ largest_neighbor_radius along every axis and radius² is a
+// finite normal number in Real (what the neighbour query needs).
 template <int Dim, class Real>
 void validate_neighbor_radius(const uniform_grid<Dim, Real>& grid, Real radius) {
-  std::ostringstream os;
-  os.precision(::cuda::std::numeric_limits<Real>::max_digits10);
-  if (!(::cuda::std::isfinite(radius) && radius > Real(0))) {
-    os << "neighbour radius must be finite and > 0 (got " << radius << ")";
-    throw std::invalid_argument(os.str());
-  }
+  using detail::shortest;
+  const auto fail = [](const std::string& message) { throw std::invalid_argument(message); };
+  if (!(::cuda::std::isfinite(radius) && radius > Real(0)))
+    fail("neighbour radius must be finite and > 0 (got " + shortest(radius) + ")");
   for (int a = 0; a < Dim; ++a) {
-    if (grid.cell_size(a) < radius) {
-      os << "neighbour radius " << radius << " exceeds the cell size " << grid.cell_size(a) << " along axis "
-         << "xyz"[a] << ": the query visits only the cells next to a particle's own (use fewer cells or a smaller "
-         << "radius)";
-      throw std::invalid_argument(os.str());
+    if (radius > largest_neighbor_radius(grid, a)) {
+      fail("neighbour radius " + shortest(radius) + " exceeds the cell size " + shortest(grid.cell_size(a)) +
+           " along axis " + "xyz"[a] + ", (" + shortest(grid.upper[a]) + " - " + shortest(grid.lower[a]) + ") / " +
+           std::to_string(grid.cells[a]) + " in " + detail::real_name<Real>() +
+           ", by more than rounding: the radius may be at most " + shortest(largest_neighbor_radius(grid, a)) +
+           ", that size rounded up by 4 ulps (the query visits only the cells next to a particle's own; use fewer "
+           "cells or a smaller radius)");
     }
   }
   const Real squared = radius * radius;
-  if (!::cuda::std::isfinite(squared)) {
-    os << "neighbour radius " << radius << " is too large: its square overflows " << detail::real_name<Real>();
-    throw std::invalid_argument(os.str());
-  }
+  if (!::cuda::std::isfinite(squared))
+    fail("neighbour radius " + shortest(radius) + " is too large: its square overflows " + detail::real_name<Real>());
   if (squared < ::cuda::std::numeric_limits<Real>::min()) {
-    os << "neighbour radius " << radius << " is too small: its square underflows " << detail::real_name<Real>()
-       << " (the radius must be at least " << ::cuda::std::sqrt(::cuda::std::numeric_limits<Real>::min()) << ")";
-    throw std::invalid_argument(os.str());
+    fail("neighbour radius " + shortest(radius) + " is too small: its square underflows " + detail::real_name<Real>() +
+         " (the radius must be at least " + shortest(::cuda::std::sqrt(::cuda::std::numeric_limits<Real>::min())) +
+         ")");
   }
 }
 

@@ -132,13 +132,27 @@ void cub_scan(const T* in, T* out, std::int64_t n, bool exclusive) {
 }
 #endif
 
+// What the implementations add in: a float itself, an integer as its unsigned twin. The same bits and the same
+// sums where they fit, but wrap-around is defined where signed overflow is not: an exclusive scan's total (which
+// every implementation computes) or a run a parallel scan adds first may overflow, and no written output that fits
+// changes. reference_scan refuses the outputs that do not fit.
+template <class T, bool = std::is_integral_v<T>>
+struct summed_as {
+  using type = T;
+};
+template <class T>
+struct summed_as<T, true> {
+  using type = std::make_unsigned_t<T>;
+};
+
 // Runs one implementation on the device copy of the input.
 template <class T>
 void run_impl(const std::string& impl, const thrust::device_vector<T>& in, thrust::device_vector<T>& out,
               bool exclusive) {
   namespace k = dpt::kernels;
-  const T* d_in = thrust::raw_pointer_cast(in.data());
-  T* d_out = thrust::raw_pointer_cast(out.data());
+  using S = typename summed_as<T>::type;  // an int may be read and written as its unsigned type ([basic.lval])
+  const S* d_in = reinterpret_cast<const S*>(thrust::raw_pointer_cast(in.data()));
+  S* d_out = reinterpret_cast<S*>(thrust::raw_pointer_cast(out.data()));
   const auto n = static_cast<std::int64_t>(in.size());
   if (impl == "thrust") {
     // Raw pointers, not device_vector iterators: Thrust 3.0's sequential scan (the OMP/TBB backends for
@@ -160,7 +174,7 @@ void run_impl(const std::string& impl, const thrust::device_vector<T>& in, thrus
                          : impl == "blelloch" ? k::device_scan_algorithm::three_launch_blelloch
                                               : k::device_scan_algorithm::single_pass;
   if (exclusive)
-    k::exclusive_scan(algorithm, d_in, d_out, n, T{0}, k::sum{});
+    k::exclusive_scan(algorithm, d_in, d_out, n, S{0}, k::sum{});
   else
     k::inclusive_scan(algorithm, d_in, d_out, n, k::sum{});
 }
@@ -195,7 +209,7 @@ int run(const options& opt) {
     dpt::app::require_memory(scan_memory_needs<T>(n, opt.impls.size(), false),
                              opt.input + " (" + std::to_string(n) + " values)", dpt::app::this_builds_device_memory());
   }
-  // Always computed: it is also what refuses inputs whose prefix sums overflow.
+  // Always computed: it is also what refuses inputs whose outputs overflow.
   const dpt::app::scan_reference<T> ref = dpt::app::reference_scan(in, opt.exclusive);
 
   const thrust::device_vector<T> d_in(values.begin(), values.end());

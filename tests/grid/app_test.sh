@@ -46,9 +46,13 @@ expect_bad "radius above the cell size" "exceeds the cell size 1 along axis x" \
 expect_bad "bad --dims" "--dims" --input "$data/seven.csv" --dims 4x0 --radius 0.1
 expect_bad "bad --domain" "--domain" --input "$data/seven.csv" --dims 4x4 --domain 0,0:0,4 --radius 0.1
 expect_bad "--neighbors-out without --radius" "--neighbors-out needs --radius" --input "$data/seven.csv" --dims 4x4
-expect_bad "radius one ulp above the cell size, every digit printed" \
-  "radius 0.25000000000000006 exceeds the cell size 0.25 along axis x" \
-  --input "$data/seven.csv" --dims 16x16 --domain 0,0:4,4 --radius 0.25000000000000006
+# the cell side 0.25 rounded up by 4 ulps is the largest radius taken: 5 ulps above it is refused, with the rule
+expect_bad "radius 5 ulps above the cell size, the rule and every digit printed" \
+  "radius 0.2500000000000003 exceeds the cell size 0.25 along axis x, (4 - 0) / 16 in double, by more than rounding: the radius may be at most 0.2500000000000002, that size rounded up by 4 ulps" \
+  --input "$data/seven.csv" --dims 16x16 --domain 0,0:4,4 --radius 0.2500000000000003
+expect_bad "radius above a cell size that rounds below 0.1, in float" \
+  "radius 0.11 exceeds the cell size 0.099999994 along axis x, (0.9 - 0) / 9 in float, by more than rounding: the radius may be at most 0.100000024," \
+  --input "$data/seven.csv" --dims 9x9 --domain 0,0:0.9,0.9 --radius 0.11 --precision float --clamp
 expect_bad "radius whose square overflows" "its square overflows float" \
   --input "$data/seven.csv" --dims 4x4 --domain 0,0:3e38,3e38 --radius 1e20 --precision float
 
@@ -168,6 +172,28 @@ for run in "apart_double.csv double 5x1 0.001,0:0.011,1 0.0019999999999999996" \
   else
     fail "$file in $precision: exit status $?: $(cat "$work/stderr")"
   fi
+done
+
+# A radius equal to the cell side up to rounding: cells whose side rounds below the radius 0.1 (0.3 / 3 in double,
+# 0.9 / 9 in float), and the largest radius taken, that side rounded up by 4 ulps. By hand: particles 0-1 are 0.09
+# apart, 1-3 0.08, other pairs over 0.12 but 4-5, x = 0.1 less a few ulps (cell 0) and about 0.2 (cell 2),
+# exactly the largest radius apart in the chosen precision: neighbours at that radius, not at 0.1.
+for run in "double 3 0.3 0.099999999999999936 0.19999999999999998 0.10000000000000005" \
+  "float 9 0.9 0.099999994039535522 0.20000001788139343 0.100000024"; do
+  read -r precision cells upper x4 x5 largest <<<"$run"
+  printf 'x,y\n0.05,0.02\n0.14,0.02\n0.27,0.02\n0.14,0.1\n%s,0.27\n%s,0.27\n' "$x4" "$x5" >"$work/cell_side.csv"
+  for radius in 0.1 "$largest"; do
+    expected="1 2 0 1 0 0 "
+    [[ $radius == 0.1 ]] || expected="1 2 0 1 1 1 "
+    if "$app" --input "$work/cell_side.csv" --precision "$precision" --dims "${cells}x$cells" \
+      --domain "0,0:$upper,$upper" --radius "$radius" --check --neighbors-out "$work/neighbors.txt" \
+      >"$work/stdout" 2>"$work/stderr"; then
+      [[ $(tr '\n' ' ' <"$work/neighbors.txt") == "$expected" ]] ||
+        fail "radius $radius in $precision: neighbours $(tr '\n' ' ' <"$work/neighbors.txt"), expected $expected"
+    else
+      fail "radius $radius, the cell side up to rounding, in $precision: exit status $?: $(cat "$work/stderr")"
+    fi
+  done
 done
 
 # --png draws a particle far beyond the domain (--clamp) at the nearest edge, as one on that edge.

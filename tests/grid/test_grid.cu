@@ -377,6 +377,45 @@ TEST_CASE("a pair at distance R is found where rounding puts its cells two apart
   }
 }
 
+// R = 0.1 over cells whose side rounds below it: 3 cells of [0, 0.3] in double, 9 of [0, 0.9] in float. The
+// largest radius accepted is 4 ulps above the side (dpt/grid_neighbors.hpp); at that radius some pairs within R lie
+// two cells apart: p a few ulps below the edge x = 0.1 (cell 0), q about R above p (cell 2). The query must find
+// every neighbour, as all pairs do.
+TEMPLATE_TEST_CASE("a radius equal to the cell side up to rounding is accepted, and every neighbour found",
+                   "[grid][neighbors]" DPT_BACKEND_TAG, float, double) {
+  using Real = TestType;
+  const auto nudged = [](Real v, int ulps) {  // v moved by `ulps` Reals, downwards if negative
+    for (int i = 0; i < std::abs(ulps); ++i) v = std::nextafter(v, ulps < 0 ? Real(-1) : Real(1));
+    return v;
+  };
+  const Real tenth = Real(0.1), upper = std::is_same_v<Real, float> ? Real(0.9) : Real(0.3);
+  const int cells = std::is_same_v<Real, float> ? 9 : 3;
+  const dpt::uniform_grid<2, Real> grid{{0, 0}, {upper, upper}, {cells, cells}};
+  REQUIRE(grid.cell_size(0) < tenth);
+  const Real largest = nudged(grid.cell_size(0), 4);
+  CHECK_NOTHROW(dpt::validate_neighbor_radius(grid, tenth));
+  CHECK_NOTHROW(dpt::validate_neighbor_radius(grid, largest));
+  CHECK_THROWS_WITH(dpt::validate_neighbor_radius(grid, nudged(largest, 1)), Catch::Contains("exceeds the cell size"));
+
+  // random particles in the box, and for every p within 40 ulps of x = 0.1 the farthest q within `largest` along
+  // x, at a height y of its own: (p, y) and (q, y), and transposed, (y, p) and (y, q)
+  auto p = dpt::test::random_particles<2, Real>(300, 7);
+  for (auto& axis : p.axis)
+    for (auto& v : axis) v *= upper;
+  int two_apart = 0;
+  Real y = Real(0.001);
+  for (Real x = nudged(tenth, -40); x < nudged(tenth, 40); x = nudged(x, 1), y += Real(0.0035)) {
+    Real q = nudged(x + largest, 8);
+    while (!dpt::within_radius<2, Real>({x, y}, {q, y}, largest)) q = nudged(q, -1);
+    two_apart += grid.cell_index(0, q) - grid.cell_index(0, x) == 2;
+    p.axis[0].insert(p.axis[0].end(), {x, q, y, y});
+    p.axis[1].insert(p.axis[1].end(), {y, y, x, q});
+  }
+  REQUIRE(two_apart > 0);
+  check_neighbors(grid, p, largest);
+  check_neighbors(grid, p, tenth);
+}
+
 namespace dpt::test {  // within_radius_with_fma.cpp
 bool within_radius_built_with_fma(const double (&p)[3], const double (&q)[3], double radius);
 bool within_radius_built_with_fma(const float (&p)[2], const float (&q)[2], float radius);
@@ -536,12 +575,18 @@ TEST_CASE("bad grids and radii are rejected before any work", "[grid][errors]" D
     const auto lopsided = dpt::test::unit_grid<2, double>({2, 8});
     CHECK_THROWS_WITH(run_neighbors(lopsided, p, 0.2), Catch::Contains("exceeds the cell size 0.125 along axis y"));
   }
-  SECTION("a radius one ulp above the cell size is printed with every digit that tells them apart") {
-    CHECK_THROWS_WITH(run_neighbors(grid, p, std::nextafter(0.25, 1.0)),
-                      Catch::Contains("radius 0.25000000000000006 exceeds the cell size 0.25 along axis x"));
+  SECTION("a radius 4 ulps above the cell size passes as rounding, 5 ulps above is refused with the rule") {
+    // 0.25 + 4 and + 5 ulps of 2^-54 (double) and 2^-25 (float), printed in their shortest forms
+    CHECK_NOTHROW(run_neighbors(grid, p, 0.2500000000000002));
+    CHECK_THROWS_WITH(run_neighbors(grid, p, 0.2500000000000003),
+                      Catch::Contains("radius 0.2500000000000003 exceeds the cell size 0.25 along axis x, (1 - 0) / 4 "
+                                      "in double, by more than rounding: the radius may be at most "
+                                      "0.2500000000000002, that size rounded up by 4 ulps"));
     const auto grid_f = dpt::test::unit_grid<2, float>({4, 4});
-    CHECK_THROWS_WITH(dpt::validate_neighbor_radius(grid_f, std::nextafter(0.25f, 1.0f)),
-                      Catch::Contains("radius 0.25000003 exceeds the cell size 0.25 along axis x"));
+    CHECK_NOTHROW(dpt::validate_neighbor_radius(grid_f, 0.25000012f));
+    CHECK_THROWS_WITH(dpt::validate_neighbor_radius(grid_f, 0.25000015f),
+                      Catch::Contains("radius 0.25000015 exceeds the cell size 0.25 along axis x, (1 - 0) / 4 in float, "
+                                      "by more than rounding: the radius may be at most 0.25000012,"));
   }
   SECTION("a radius whose square overflows or is not a normal number") {
     dpt::uniform_grid<2, float> wide{{0, 0}, {3e38f, 3e38f}, {1, 1}};

@@ -1,6 +1,7 @@
 // dpt-scan --check's reference and comparison, beside the app they serve: the reference is the sequential scan
 // (std::partial_sum here), every planted wrong element is found where it is, float answers summed in another
-// order pass within their bounds and fail just beyond them, and sums that overflow are refused as bad input.
+// order pass within their bounds and fail just beyond them, and sums that overflow an output are refused as bad
+// input (an exclusive scan's total, never written, may overflow).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -108,7 +109,8 @@ TEMPLATE_TEST_CASE("dpt-scan's float check passes another summing order and fail
 TEST_CASE("dpt-scan refuses sums that overflow, at the first element they spoil", "[scan][app]") {
   const std::int32_t max32 = std::numeric_limits<std::int32_t>::max();
   CHECK(refusal<std::int32_t>({max32, 0, 1, 5}) == "the prefix sums overflow i32 at element 2; use --type i64");
-  CHECK(refusal<std::int32_t>({max32, 0, 1}, true) == "the prefix sums overflow i32 at element 2; use --type i64");
+  CHECK(refusal<std::int32_t>({max32, 0, 1, 0}, true) ==
+        "the prefix sums overflow i32 at element 3 (the sum of x[0..2]); use --type i64");
   CHECK(refusal<std::int32_t>({max32, -1, 1}) == "no error");
   CHECK(refusal<std::int64_t>({std::numeric_limits<std::int64_t>::min(), -1}) ==
         "the prefix sums overflow i64 at element 1");
@@ -117,4 +119,20 @@ TEST_CASE("dpt-scan refuses sums that overflow, at the first element they spoil"
         "the prefix sums overflow f32 at element 2 (x[1..2] sums to 6e+38, and a parallel scan may add up that run); "
         "use --type f64");
   CHECK(refusal<float>({3e38f, -3e38f, 3e38f}) == "no error");
+}
+
+// Output i of an exclusive scan is x[0] + … + x[i − 1]: the total of all n values is never written, and only an
+// output that overflows is refused. x = {m, m} with m the type's largest or lowest value, by hand:
+//   exclusive  0, m         (the total 2m is not an output)
+//   inclusive  m, 2m        2m overflows at element 1
+//   {m, m, 0}, exclusive    0, m, 2m: 2m overflows at element 2
+TEMPLATE_TEST_CASE("dpt-scan refuses an overflow in the outputs only, not in an exclusive scan's total", "[scan][app]",
+                   std::int32_t, std::int64_t, float, double) {
+  using T = TestType;
+  const T m = GENERATE(std::numeric_limits<T>::max(), std::numeric_limits<T>::lowest());
+  CAPTURE(m);
+  const std::string overflow = std::string("the prefix sums overflow ") + dpt::app::type_name<T>() + " at element ";
+  CHECK(reference_scan(values_of<T>({m, m}), true).values == std::vector<T>{0, m});
+  CHECK_THAT(refusal<T>({m, m}), Catch::StartsWith(overflow + "1"));
+  CHECK_THAT(refusal<T>({m, m, 0}, true), Catch::StartsWith(overflow + "2 ("));
 }
