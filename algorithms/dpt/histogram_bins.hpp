@@ -149,7 +149,7 @@ numpy_bin_index<Value, Bound> make_numpy_bin_index(const even_bins<Bound>& given
   }
   if (given.lo > given.hi) throw std::invalid_argument("histogram: the range " + given_range + " needs lo <= hi");
   const even_bins<Bound> spec = widen_empty_range(given);
-  if (spec.lo == spec.hi) {
+  if (!(spec.lo < spec.hi)) {
     throw std::invalid_argument("histogram: the range " + given_range +
                                 " is empty, and widening it by 0.5 each way (as NumPy does) leaves it empty at this "
                                 "magnitude, so its bins would have zero width (NumPy: too many bins for data range)");
