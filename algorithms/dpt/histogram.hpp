@@ -32,12 +32,12 @@
 #include <thrust/binary_search.h>
 #include <thrust/copy.h>
 #include <thrust/fill.h>
+#include <thrust/find.h>
 #include <thrust/host_vector.h>
 #include <thrust/iterator/constant_iterator.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/reverse_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
-#include <thrust/logical.h>
 #include <thrust/reduce.h>
 #include <thrust/scan.h>
 #include <thrust/scatter.h>
@@ -152,8 +152,9 @@ void count_by_reduce_by_key(const thrust::detail::execution_policy_base<DerivedP
 // Counts the values of [first, last) in bins.count equal-width bins over [bins.lo, bins.hi] (last bin closed),
 // writing bins.count counts to `counts` (any integer type). Returns how many values were dropped and why.
 // An empty range (lo == hi) is widened as NumPy widens it (dpt/histogram_bins.hpp). Throws
-// std::invalid_argument for bins.count < 1, a range that is not finite or has lo > hi, a range too
-// narrow for bins.count distinct edges, or the cub method on a CPU device system.
+// std::invalid_argument for bins.count < 1, a range that is not finite, has lo > hi, stays empty when widened or
+// is wider than its type holds, a range too narrow for bins.count distinct edges (NumPy 2's "Too many bins for
+// data range"), or the cub method on a CPU device system.
 // Scratch: the sort-based methods hold n bin ids plus O(K); the atomic ones O(K) (the CPU privatized one
 // O(K) per chunk).
 template <class DerivedPolicy, class InputIt, class Bound, class CountIt>
@@ -163,10 +164,16 @@ histogram_result histogram(const thrust::detail::execution_policy_base<DerivedPo
   using value_type = ::cuda::std::iter_value_t<InputIt>;
   const auto bin_of = make_numpy_bin_index<value_type>(bins);
   const int bin_count = bins.count;
-  // check the edges: each must lie strictly above the one before, as NumPy insists
+  // check the edges: find the first one not strictly below the next, as NumPy 2 refuses such edges
   const auto edge_ids = thrust::make_counting_iterator<int>(0);
-  if (thrust::any_of(exec, edge_ids, edge_ids + bin_count, detail::edge_not_increasing<decltype(bin_of)>{bin_of})) {
-    throw std::invalid_argument("histogram: too many bins for the range; the bin edges are not distinct");
+  const auto collapsed =
+      thrust::find_if(exec, edge_ids, edge_ids + bin_count, detail::edge_not_increasing<decltype(bin_of)>{bin_of});
+  if (collapsed != edge_ids + bin_count) {
+    const int i = *collapsed;
+    throw std::invalid_argument(
+        "histogram: too many bins for the data range " + detail::range_text(bin_of.lo, bin_of.hi) + ": cannot create " +
+        std::to_string(bin_count) + " finite-sized bins (edges " + std::to_string(i) + " and " + std::to_string(i + 1) +
+        " are " + detail::number_text(bin_of.edge(i)) + " and " + detail::number_text(bin_of.edge(i + 1)) + ")");
   }
   if (!histogram_method_available(method)) {
     throw std::invalid_argument("histogram: the cub method needs the CUDA device system");

@@ -1,5 +1,6 @@
 // dpt/histogram_bins.hpp — which of K equal-width bins over [lo, hi] a value falls in, exactly as
-// numpy.histogram(a, bins=K, range=(lo, hi)) decides it (NumPy 1.24 … 2.x, numpy/lib/_histograms_impl.py).
+// numpy.histogram(a, bins=K, range=(lo, hi)) decides it in NumPy 2.x (numpy/lib/_histograms_impl.py; checked
+// against NumPy 2.4.6).
 //
 //   K = 4 over [0, 1]: edges 0, 0.25, 0.5, 0.75, 1
 //   0 → 0,  0.25 → 1 (a value on an inner edge opens the next bin),  0.999 → 3,  1 → 3 (the last bin is closed)
@@ -7,7 +8,9 @@
 //
 // NumPy's rules, mirrored step by step:
 //   * The edges are np.linspace(lo, hi, K + 1): edge[i] = i·step + lo with step = (hi − lo) / K, each operation
-//     rounded separately in the arithmetic of the bounds, and edge[K] = hi exactly.
+//     rounded separately in the arithmetic of the bounds, and edge[K] = hi exactly. The bounds' arithmetic is
+//     float64 for a range given as Python floats, and the data's own type for the data's min and max: NumPy 2
+//     (NEP 50) keeps np.float32 bounds in float32 inside linspace.
 //   * Values are compared with the edges in NumPy's "bin type": float32 for float32 data (the bounds are
 //     Python floats, which NumPy treats as weakly typed), float64 for everything else (integers included).
 //     The edges are rounded to that type.
@@ -17,12 +20,23 @@
 //     estimate.
 //   * An empty range, lo == hi, is widened to [lo − 0.5, hi + 0.5] in the arithmetic of the bounds, whether
 //     the caller gave it or took it from the data (np.histogram([1.0], 2, range=(1, 1)) has edges 0.5, 1, 1.5).
-//   * Bounds that are not finite, lo > hi, K < 1, or edges that are not strictly increasing (too many bins
-//     for the precision of the range — NumPy's "Too many bins for data range") are errors.
+//   * Errors: K < 1; bounds that are not finite; lo > hi; an empty range that widening leaves empty (|v| so
+//     large that v ± 0.5 == v, e.g. 1e20); a width hi − lo that overflows; and edges that are not strictly
+//     increasing (too many bins for the precision of the range). NumPy 2 refuses the last three with "Too many
+//     bins for data range" (a width that overflows gives it NaN and Inf edges; with K = 1 it fails with an
+//     IndexError on values whose distance from lo overflows, and counts the others in its one bin; dpt refuses
+//     every K).
+//
+// NumPy 1.24 differs, and dpt follows NumPy 2: it computes linspace in float64 even for float32 bounds (so
+// float32 data without a range gets float64 edges rounded to float32, and an empty float32 range is widened in
+// float64), and it refuses no edges: bins with collapsed edges get counts that follow no rule (three doubles 1 ulp
+// apart in 5 bins: [0 1 0 1 1]), and a range that stays empty or overflows fails with an IndexError.
 #pragma once
 
 #include <climits>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -34,7 +48,7 @@ namespace dpt {
 
 // K equal-width bins over [lo, hi], the last one closed. Bound is the arithmetic the edges are computed in:
 // double for a range given by hand (NumPy's Python floats), or the data's own type when the range is the
-// data's min and max (NumPy computes np.linspace(a.min(), a.max(), …) in the data's type).
+// data's min and max (NumPy 2 computes np.linspace(a.min(), a.max(), …) in the data's type).
 template <class Bound = double>
 struct even_bins {
   static_assert(std::is_same_v<Bound, float> || std::is_same_v<Bound, double>, "bounds are float or double");
@@ -45,6 +59,22 @@ template <class Bound>
 even_bins(int, Bound, Bound) -> even_bins<Bound>;
 
 namespace detail {
+
+// x in the fewest significant digits that read back as x: 1e+20, 0.1, 1.0000000000000002.
+template <class Real>
+std::string number_text(Real x) {
+  char text[32];
+  for (int digits = 1;; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, static_cast<double>(x));
+    if (digits >= 17 || static_cast<Real>(std::strtod(text, nullptr)) == x) return text;
+  }
+}
+
+// [lo, hi] for a message, each bound as number_text writes it.
+template <class Real>
+std::string range_text(Real lo, Real hi) {
+  return "[" + number_text(lo) + ", " + number_text(hi) + "]";
+}
 
 // a·b + c with both roundings, never fused into one FMA (dpt/detail/rounding.hpp): NumPy multiplies and adds in
 // two numpy operations, and a fused edge would move by an ulp.
@@ -105,24 +135,32 @@ even_bins<Bound> widen_empty_range(even_bins<Bound> spec) {
 
 // Checks the bins as NumPy does (except for the edges' spacing, which dpt::histogram checks on the device),
 // widens an empty range, and returns the mapping; throws std::invalid_argument for K < 1, bounds that are not
-// finite, or lo > hi.
+// finite, lo > hi, an empty range that widening leaves empty, or a width hi − lo that overflows.
 template <class Value, class Bound>
 numpy_bin_index<Value, Bound> make_numpy_bin_index(const even_bins<Bound>& given) {
-  const even_bins<Bound> spec = widen_empty_range(given);
-  if (spec.count < 1) {
-    throw std::invalid_argument("histogram: the number of bins must be at least 1 (got " + std::to_string(spec.count) +
+  if (given.count < 1) {
+    throw std::invalid_argument("histogram: the number of bins must be at least 1 (got " + std::to_string(given.count) +
                                 ")");
   }
-  if (spec.count > INT_MAX - 3) throw std::invalid_argument("histogram: too many bins");
-  if (!std::isfinite(spec.lo) || !std::isfinite(spec.hi)) {
-    throw std::invalid_argument("histogram: the range [" + std::to_string(spec.lo) + ", " + std::to_string(spec.hi) +
-                                "] is not finite");
+  if (given.count > INT_MAX - 3) throw std::invalid_argument("histogram: too many bins");
+  const std::string given_range = detail::range_text(given.lo, given.hi);
+  if (!std::isfinite(given.lo) || !std::isfinite(given.hi)) {
+    throw std::invalid_argument("histogram: the range " + given_range + " is not finite");
   }
+  if (given.lo > given.hi) throw std::invalid_argument("histogram: the range " + given_range + " needs lo <= hi");
+  const even_bins<Bound> spec = widen_empty_range(given);
   if (!(spec.lo < spec.hi)) {
-    throw std::invalid_argument("histogram: the range needs lo <= hi (got [" + std::to_string(given.lo) + ", " +
-                                std::to_string(given.hi) + "])");
+    throw std::invalid_argument("histogram: the range " + given_range +
+                                " is empty, and widening it by 0.5 each way (as NumPy does) leaves it empty at this "
+                                "magnitude, so its bins would have zero width (NumPy: too many bins for data range)");
   }
-  const Bound step = (spec.hi - spec.lo) / static_cast<Bound>(spec.count);
+  const Bound width = spec.hi - spec.lo;
+  if (!std::isfinite(width)) {
+    throw std::invalid_argument("histogram: the range " + given_range + " is too wide: its width hi - lo overflows " +
+                                (std::is_same_v<Bound, float> ? "float32" : "float64") +
+                                ", so its bins have no finite width");
+  }
+  const Bound step = width / static_cast<Bound>(spec.count);
   const double scale = spec.count / (static_cast<double>(spec.hi) - static_cast<double>(spec.lo));
   return {spec.count, spec.lo, spec.hi, step, scale};
 }

@@ -47,25 +47,22 @@ std::vector<dpt::app::memory_need> histogram_memory_needs(std::int64_t n, double
            value_bytes * static_cast<double>(n) + counts}};
 }
 
-// NumPy's default range: the data's min and max (0..1 for no data), widened by 0.5 each way when they are
-// equal (dpt::widen_empty_range, which dpt::histogram applies too; widened here so the range printed is the
-// one counted). NumPy computes the edges in the data's type when it takes the range from the data, so float data
+// NumPy's default range for data: their min and max, widened by 0.5 each way when they are equal
+// (dpt::widen_empty_range, which dpt::histogram applies too; widened here so the range printed is the one
+// counted). NumPy 2 computes the edges in the data's type when it takes the range from the data, so float data
 // gets float bounds here.
 template <class T>
 auto default_bins(const std::vector<T>& values, int bins, const std::string& source) {
   using bound = std::conditional_t<std::is_same_v<T, float>, float, double>;
-  bound lo = 0, hi = 1;
-  if (!values.empty()) {
-    const auto [min, max] = std::minmax_element(values.begin(), values.end());
-    lo = static_cast<bound>(*min), hi = static_cast<bound>(*max);
-    const bool finite =
-        std::all_of(values.begin(), values.end(), [](T v) { return std::isfinite(static_cast<double>(v)); });
-    if (!finite) {
-      throw input_error(source +
-                        ": the data contain NaN or Inf, so they have no range of their own (NumPy refuses "
-                        "too); give --range LO:HI to count them as dropped");
-    }
+  const bool finite =
+      std::all_of(values.begin(), values.end(), [](T v) { return std::isfinite(static_cast<double>(v)); });
+  if (!finite) {
+    throw input_error(source +
+                      ": the data contain NaN or Inf, so they have no range of their own (NumPy refuses "
+                      "too); give --range LO:HI to count them as dropped");
   }
+  const auto [min, max] = std::minmax_element(values.begin(), values.end());
+  const auto lo = static_cast<bound>(*min), hi = static_cast<bound>(*max);
   return dpt::widen_empty_range(dpt::even_bins<bound>{bins, lo, hi});
 }
 
@@ -101,15 +98,22 @@ std::vector<method_run> count_with_every_method(const histogram_options& o, cons
   return runs;
 }
 
-// Each method's first difference from the reference (empty where it agrees): the sequential count with --check,
-// else the first method's counts.
-template <class T, class Bins>
-std::vector<std::string> compare_methods(const histogram_options& o, const std::vector<T>& values, const Bins& bins,
+// Each method's first difference from the reference (empty where it agrees): with --check the sequential count,
+// which works out NumPy's edges from the values and the options alone, not from `bins`; else the first method's
+// counts.
+template <class T>
+std::vector<std::string> compare_methods(const histogram_options& o, const std::vector<T>& values,
                                          const std::vector<method_run>& runs) {
-  const histogram_counts reference = o.check ? dpt::app::sequential_histogram(values, bins) : runs.front().result;
+  std::vector<dpt::app::numpy_bin_type<T>> edges;
+  try {
+    edges = dpt::app::numpy_bin_edges(values, o.bins, o.range);
+  } catch (const std::invalid_argument& e) {
+    throw dpt::app::check_failure(std::string("the sequential count refuses the bins that dpt accepted: ") + e.what());
+  }
+  const histogram_counts reference = o.check ? dpt::app::sequential_histogram(values, edges) : runs.front().result;
   const std::string reference_name = o.check ? "the sequential count" : std::string("method ") + runs.front().name;
   std::vector<std::string> differences;
-  for (const auto& run : runs) differences.push_back(first_difference(run.result, reference, bins, reference_name));
+  for (const auto& run : runs) differences.push_back(first_difference(run.result, reference, edges, reference_name));
   return differences;
 }
 
@@ -174,10 +178,10 @@ int run(const histogram_options& o, const std::vector<T>& values, const std::str
   const thrust::device_vector<T> d_values(values.begin(), values.end());
   const auto count_with = [&](const auto& bins) {
     const auto lo = static_cast<double>(bins.lo), hi = static_cast<double>(bins.hi);
-    std::printf("dpt-histogram: %zu values from %s, %d bins over [%.9g, %.9g], %s device system\n\n", values.size(),
-                source.c_str(), o.bins, lo, hi, dpt::device_system_name());
+    std::printf("dpt-histogram: %zu values from %s, %d bins over %s, %s device system\n\n", values.size(),
+                source.c_str(), o.bins, dpt::detail::range_text(bins.lo, bins.hi).c_str(), dpt::device_system_name());
     const auto runs = count_with_every_method(o, d_values, bins, o.range ? std::string("--range") : source);
-    const auto differences = compare_methods(o, values, bins, runs);
+    const auto differences = compare_methods(o, values, runs);
     print_report(o, values.size(), sizeof(T), lo, hi, runs, differences);
     for (std::size_t i = 0; i < runs.size(); ++i) {
       if (!differences[i].empty()) {
@@ -188,6 +192,8 @@ int run(const histogram_options& o, const std::vector<T>& values, const std::str
   };
   if (o.range) {
     count_with(dpt::widen_empty_range(dpt::even_bins<double>{o.bins, o.range->first, o.range->second}));
+  } else if (values.empty()) {
+    count_with(dpt::even_bins<double>{o.bins, 0.0, 1.0});  // NumPy's Python ints 0 and 1: float64 edges
   } else {
     count_with(default_bins(values, o.bins, source));
   }

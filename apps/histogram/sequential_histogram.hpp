@@ -1,5 +1,7 @@
-// dpt-histogram --check's reference, and test_histogram's: NumPy's histogram counted one value at a time, by
-// binary search over NumPy's edges — not by dpt's bin formula — and the comparison of an answer with it.
+// dpt-histogram --check's reference, and test_histogram's: NumPy 2's histogram counted one value at a time, by
+// binary search over edges this file computes itself from NumPy's documented algorithm — the data's min and max
+// (or the range given), np.linspace, the bin type — and not from dpt's bins or dpt's bin formula; and the
+// comparison of an answer with it.
 //
 //   values 0.1 0.7 0.3 0.9 0.35 0.6 1.4, 4 bins over [0, 1]: edges 0 0.25 0.5 0.75 1
 //     →  counts 1 2 2 1, one value above the range
@@ -9,10 +11,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <optional>
 #include <ostream>
+#include <stdexcept>
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <dpt/histogram_bins.hpp>
@@ -36,33 +41,54 @@ inline std::ostream& operator<<(std::ostream& os, const histogram_counts& h) {
   return os << "] below " << h.below << " above " << h.above << " nan " << h.nan;
 }
 
-// NumPy's edges: np.linspace(lo, hi, K + 1), i·step + lo in the bounds' arithmetic, the last edge hi, each rounded
-// to the type values are compared in (float for float data, double for everything else, as NumPy's bin type).
-template <class Compare, class Bound>
-std::vector<Compare> numpy_edges(const dpt::even_bins<Bound>& bins) {
-  const int k = bins.count;
-  const Bound step = (bins.hi - bins.lo) / static_cast<Bound>(k);
-  std::vector<Compare> edges(k + 1);
+// NumPy's bin type, which values are compared with the edges in: float32 for float32 data, float64 for the rest.
+template <class Value>
+using numpy_bin_type = std::conditional_t<std::is_same_v<Value, float>, float, double>;
+
+// np.histogram_bin_edges for bounds `first` and `last` of type Bound (double: Python floats; float: np.float32
+// scalars), as NumPy 2 computes them: an empty range widened by 0.5 each way in Bound; np.linspace(first, last,
+// k + 1) in Bound, i.e. i·((last − first) / k) + first with each operation rounded, the last edge `last`; each edge
+// rounded to BinType. Throws std::invalid_argument, as NumPy 2 does, when the edges are not strictly increasing.
+template <class BinType, class Bound>
+std::vector<BinType> numpy_linspace_edges(Bound first, Bound last, int k) {
+  if (first == last) first -= Bound(0.5), last += Bound(0.5);
+  const Bound step = (last - first) / static_cast<Bound>(k);
+  std::vector<BinType> edges(k + 1);
   for (int i = 0; i < k; ++i) {
     const Bound offset = static_cast<Bound>(i) * step;
-    edges[i] = static_cast<Compare>(static_cast<Bound>(offset + bins.lo));
+    edges[i] = static_cast<BinType>(static_cast<Bound>(offset + first));
   }
-  edges[k] = static_cast<Compare>(bins.hi);
+  edges[k] = static_cast<BinType>(last);
+  if (std::adjacent_find(edges.begin(), edges.end(), [](BinType a, BinType b) { return a >= b; }) != edges.end()) {
+    throw std::invalid_argument("Too many bins for data range. Cannot create " + std::to_string(k) +
+                                " finite-sized bins.");
+  }
   return edges;
 }
 
+// The edges of np.histogram(values, bins=k, range=range) in NumPy 2: a range given is a pair of Python floats;
+// without one the bounds are 0 and 1 for no values, else the data's min and max in the data's type (float32 data
+// keeps float32 bounds, integers become float64). The values must be finite when no range is given.
+template <class Value>
+std::vector<numpy_bin_type<Value>> numpy_bin_edges(const std::vector<Value>& values, int k,
+                                                   const std::optional<std::pair<double, double>>& range) {
+  using bin_type = numpy_bin_type<Value>;
+  if (range) return numpy_linspace_edges<bin_type>(range->first, range->second, k);
+  if (values.empty()) return numpy_linspace_edges<bin_type>(0.0, 1.0, k);
+  const auto [min, max] = std::minmax_element(values.begin(), values.end());
+  return numpy_linspace_edges<bin_type>(static_cast<bin_type>(*min), static_cast<bin_type>(*max), k);
+}
+
 // Each value's bin is the one whose half-open interval [edge i, edge i+1) holds it, found by binary search; the
-// last bin also takes hi. NaN, values below edge 0 (−Inf too) and above edge K (+Inf too) are counted apart.
-// `bins` must have lo < hi: an empty range is widened first (dpt::widen_empty_range), as dpt::histogram does.
-template <class Value, class Bound>
-histogram_counts sequential_histogram(const std::vector<Value>& values, const dpt::even_bins<Bound>& bins) {
-  using compare_type = std::conditional_t<std::is_same_v<Value, float>, float, double>;
-  const std::vector<compare_type> edges = numpy_edges<compare_type>(bins);
-  const int k = bins.count;
+// last bin also takes the last edge. NaN, values below edge 0 (−Inf too) and above the last edge (+Inf too) are
+// counted apart.
+template <class Value, class Edge>
+histogram_counts sequential_histogram(const std::vector<Value>& values, const std::vector<Edge>& edges) {
+  const auto k = edges.size() - 1;
   histogram_counts h;
   h.counts.assign(k, 0);
   for (const Value v : values) {
-    const auto x = static_cast<compare_type>(v);
+    const auto x = static_cast<Edge>(v);
     if (std::isnan(static_cast<double>(x))) {
       ++h.nan;
     } else if (x < edges[0]) {
@@ -78,12 +104,25 @@ histogram_counts sequential_histogram(const std::vector<Value>& values, const dp
   return h;
 }
 
+// np.histogram(values, bins=k, range=range) in NumPy 2 (see numpy_bin_edges).
+template <class Value>
+histogram_counts sequential_histogram(const std::vector<Value>& values, int k,
+                                      const std::optional<std::pair<double, double>>& range) {
+  return sequential_histogram(values, numpy_bin_edges(values, k, range));
+}
+
+// np.histogram(values, bins=bins.count, range=(bins.lo, bins.hi)) with the bounds of type Bound (numpy_linspace_edges).
+template <class Value, class Bound>
+histogram_counts sequential_histogram(const std::vector<Value>& values, const dpt::even_bins<Bound>& bins) {
+  return sequential_histogram(values, numpy_linspace_edges<numpy_bin_type<Value>>(bins.lo, bins.hi, bins.count));
+}
+
 // Where `got` first differs from `expected`, in words ("bin 2, [0.5, 0.75): 1 value where the sequential count
 // has 2", "NaN: 0 values where method sort has 1"; `expected_name` names the reference); empty when they agree.
-// Bins first, then the values below, above and NaN.
-template <class Bound>
+// Bins first (named by their `edges`), then the values below, above and NaN.
+template <class Edge>
 std::string first_difference(const histogram_counts& got, const histogram_counts& expected,
-                             const dpt::even_bins<Bound>& bins,
+                             const std::vector<Edge>& edges,
                              const std::string& expected_name = "the sequential count") {
   std::ostringstream os;
   os.precision(9);
@@ -92,7 +131,6 @@ std::string first_difference(const histogram_counts& got, const histogram_counts
     os << got.counts.size() << " bins where " << expected_name << " has " << expected.counts.size();
     return os.str();
   }
-  const std::vector<double> edges = numpy_edges<double>(bins);
   const int k = static_cast<int>(expected.counts.size());
   for (int b = 0; b < k; ++b) {
     if (got.counts[b] != expected.counts[b]) {

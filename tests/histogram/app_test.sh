@@ -38,14 +38,35 @@ expect_bad "missing file" "no-such.txt: cannot open for reading" --input "$data/
 expect_bad "no bins" "--bins must be between 1" --input "$data/constant.txt" --bins 0
 expect_bad "reversed range" "--range needs LO <= HI" --input "$data/constant.txt" --bins 4 --range 2:1
 expect_bad "infinite range" "--range must be finite" --input "$data/constant.txt" --bins 4 --range 0:inf
-# edges that are not distinct: NumPy refuses these too (bad input, not a failed check)
-expect_bad "range too narrow for the bins" "error: --range: histogram: too many bins for the range; the bin edges" \
+# bins NumPy 2 refuses too (bad input, not a failed check), each with what is wrong
+# np.histogram([3.0, 3.0], 10, range=(1, 1.0000000000000002)): 'Too many bins for data range'
+expect_bad "range too narrow for the bins" \
+  "error: --range: histogram: too many bins for the data range [1, 1.0000000000000002]: cannot create 10 finite-sized" \
   --input "$data/constant.txt" --bins 10 --range 1:1.0000000000000002
-expect_bad "range too wide for a double" "error: --range: histogram: " --input "$data/constant.txt" --bins 10 \
-  --range -1e308:1e308
-printf '1\n1.0000000000000002\n' >"$work/close.txt"
-expect_bad "data too close for the bins" "error: $work/close.txt: histogram: too many bins for the range" \
-  --input "$work/close.txt" --bins 10
+# np.histogram([3.0, 3.0], 1, range=(-1e308, 1e308)): hi - lo overflows; NumPy's first edge is NaN and it counts
+# [2] (with --bins 2, 'Too many bins'); dpt refuses any K
+expect_bad "range too wide for a double" \
+  "error: --range: histogram: the range [-1e+308, 1e+308] is too wide: its width hi - lo overflows float64" \
+  --input "$data/constant.txt" --bins 1 --range -1e308:1e308
+# np.histogram([1.0, 1.0000000000000002, 1.0000000000000004], 5): 'Too many bins' (NumPy 1.24 said [0 1 0 1 1])
+printf '1\n1.0000000000000002\n1.0000000000000004\n' >"$work/close.txt"
+expect_bad "data too close for the bins" \
+  "error: $work/close.txt: histogram: too many bins for the data range [1, 1.0000000000000004]: cannot create 5" \
+  --input "$work/close.txt" --bins 5
+# np.histogram(np.float32([1, 2]), 10**7): float32 edges 1e-7 apart near 2 collapse
+printf '\x00\x00\x80\x3f\x00\x00\x00\x40' >"$work/one_two.f32"
+expect_bad "float32 data too close for the bins" "cannot create 10000000 finite-sized bins" \
+  --input "$work/one_two.f32" --bins 10000000
+# np.histogram([1e20], 4) and range=(1e20, 1e20): 1e20 ± 0.5 == 1e20, so NumPy 2 has 'Too many bins' too
+printf '1e20\n' >"$work/huge.txt"
+expect_bad "one value too large to widen" \
+  "huge.txt: histogram: the range [1e+20, 1e+20] is empty, and widening it by 0.5 each way" --input "$work/huge.txt" \
+  --bins 4
+expect_bad "an empty range too large to widen" "--range: histogram: the range [1e+20, 1e+20] is empty" \
+  --input "$data/constant.txt" --bins 4 --range 1e20:1e20
+printf '1e300\n' >"$work/huge.txt"
+expect_bad "a number in few digits" "the range [1e+300, 1e+300] is empty" --input "$work/huge.txt" --bins 4
+(($(wc -c <"$work/stderr") < 300)) || fail "a number in few digits: $(wc -c <"$work/stderr") bytes of error"
 # a NUL byte ends a C string: the number must not end there, nor the message
 printf '1\0009\n3\n' >"$work/nul.txt"
 expect_bad "a NUL byte inside a number" "nul.txt:1: '1?9' is not a number" --input "$work/nul.txt" --bins 2
@@ -86,6 +107,31 @@ grep -qF "2.5" "$work/stdout" || fail "an empty range given: the widened range i
 # np.histogram(np.array([0, 1, 255], np.uint8), bins=3)
 printf '\x00\x01\xff' >"$work/ok.u8"
 expect_counts "bytes" "2 0 1" --input "$work/ok.u8" --bins 3
+# np.histogram(np.linspace(-3.3, 7.7, 11).astype(np.float32), bins=10) in NumPy 2.4.6: edges in float32 arithmetic
+# (NumPy 1.24.2 computes them in float64: 1 1 1 1 1 1 1 1 1 2); as float64 values, the float64 counts
+printf '%b' \
+  '\x33\x33\x53\xc0\xcd\xcc\x0c\xc0\xcd\xcc\x8c\xbf\x00\x00\x00\x26' \
+  '\xcd\xcc\x8c\x3f\xcd\xcc\x0c\x40\x33\x33\x53\x40\xcd\xcc\x8c\x40' \
+  '\x00\x00\xb0\x40\x33\x33\xd3\x40\x66\x66\xf6\x40' >"$work/linspace.f32"
+expect_counts "float32 without a range" "2 1 1 1 0 2 1 0 2 1" --input "$work/linspace.f32" --bins 10 --method all \
+  --check
+grep -q "methods agree, and with the sequential count$" "$work/stdout" ||
+  fail "float32 without a range: not checked: $(cat "$work/stdout")"
+# np.histogram(np.linspace(-3.3, 7.7, 11).astype(np.float32), bins=10, range=(-3.3, 7.7)): float64 edges
+expect_counts "float32 with a range" "1 1 1 1 1 1 1 1 1 2" --input "$work/linspace.f32" --bins 10 --range=-3.3:7.7 \
+  --check
+# np.histogram(np.linspace(-3.3, 7.7, 11).astype(np.float32).astype(np.float64), bins=10)
+printf '%b' \
+  '\x00\x00\x00\x60\x66\x66\x0a\xc0\x00\x00\x00\xa0\x99\x99\x01\xc0' \
+  '\x00\x00\x00\xa0\x99\x99\xf1\xbf\x00\x00\x00\x00\x00\x00\xc0\x3c' \
+  '\x00\x00\x00\xa0\x99\x99\xf1\x3f\x00\x00\x00\xa0\x99\x99\x01\x40' \
+  '\x00\x00\x00\x60\x66\x66\x0a\x40\x00\x00\x00\xa0\x99\x99\x11\x40' \
+  '\x00\x00\x00\x00\x00\x00\x16\x40\x00\x00\x00\x60\x66\x66\x1a\x40' \
+  '\x00\x00\x00\xc0\xcc\xcc\x1e\x40' >"$work/linspace.f64"
+expect_counts "float64 without a range" "2 1 0 1 1 1 1 1 1 2" --input "$work/linspace.f64" --bins 10 --check
+# np.histogram(np.float32([0.02]), bins=2) in NumPy 2.4.6: widened to 0.02 ± 0.5 in float32 (NumPy 1.24.2: 0 1)
+printf '\x0a\xd7\xa3\x3c' >"$work/one.f32"
+expect_counts "one float32 value" "1 0" --input "$work/one.f32" --bins 2 --check
 # np.histogram(np.array([0.5, 0.25, 1.0, 2.0], np.float32), bins=3)
 printf '\x00\x00\x00\x3f\x00\x00\x80\x3e\x00\x00\x80\x3f\x00\x00\x00\x40' >"$work/ok.f32"
 expect_counts "float32" "2 1 1" --input "$work/ok.f32" --bins 3

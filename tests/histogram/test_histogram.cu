@@ -86,7 +86,7 @@ void check_methods(const std::vector<Value>& values, const dpt::even_bins<Bound>
 template <class Value, class Bound>
 void check_every_method(const std::vector<Value>& values, const dpt::even_bins<Bound>& bins,
                         const histogram_counts& expected) {
-  CHECK(dpt::app::sequential_histogram(values, dpt::widen_empty_range(bins)) == expected);
+  CHECK(dpt::app::sequential_histogram(values, bins) == expected);
   check_methods(values, bins, expected);
 }
 
@@ -171,6 +171,31 @@ TEST_CASE("histogram puts values on bin edges where NumPy does", "[histogram]" D
   }
 }
 
+TEST_CASE("histogram counts every input type without a range as NumPy 2 does", "[histogram]" DPT_BACKEND_TAG) {
+  // dpt-histogram's bins without --range: the data's min and max, in float for float data (NumPy 2's float32
+  // linspace), in double for the rest. Counts from NumPy 2.4.6; NumPy 1.24.2's differ where noted.
+  // np.linspace(-3.3, 7.7, 11).astype(np.float32)
+  const std::vector<float> f32{-3.3f, -2.2f, -1.1f, 4.440892e-16f, 1.1f, 2.2f, 3.3f, 4.4f, 5.5f, 6.6f, 7.7f};
+  SECTION("float32: edges in float32 arithmetic") {
+    // np.histogram(f32, bins=10) → [2 1 1 1 0 2 1 0 2 1] (NumPy 1.24.2, float64 linspace: [1 1 1 1 1 1 1 1 1 2])
+    check_every_method(f32, dpt::even_bins{10, f32.front(), f32.back()}, {{2, 1, 1, 1, 0, 2, 1, 0, 2, 1}, 0, 0, 0});
+    // np.histogram(np.float32([0.02]), bins=2) → [1 0]: widened to 0.02 ± 0.5 in float32 (NumPy 1.24.2: [0 1])
+    check_every_method(std::vector<float>{0.02f}, dpt::even_bins{2, 0.02f, 0.02f}, {{1, 0}, 0, 0, 0});
+  }
+  SECTION("float64: the same values as doubles") {
+    // np.histogram(f32.astype(np.float64), bins=10) → [2 1 0 1 1 1 1 1 1 2]
+    const std::vector<double> f64(f32.begin(), f32.end());
+    check_every_method(f64, dpt::even_bins{10, f64.front(), f64.back()}, {{2, 1, 0, 1, 1, 1, 1, 1, 1, 2}, 0, 0, 0});
+    // np.histogram(np.float64([0.02]), bins=2) → [1 0]
+    check_every_method(std::vector<double>{0.02}, dpt::even_bins{2, 0.02, 0.02}, {{1, 0}, 0, 0, 0});
+  }
+  SECTION("uint8: float64 edges") {
+    // np.histogram(np.uint8([0, 1, 255]), bins=3) → [2 0 1]; np.histogram(np.uint8([7, 7]), bins=4) → [0 0 2 0]
+    check_every_method(std::vector<std::uint8_t>{0, 1, 255}, dpt::even_bins{3, 0.0, 255.0}, {{2, 0, 1}, 0, 0, 0});
+    check_every_method(std::vector<std::uint8_t>{7, 7}, dpt::even_bins{4, 7.0, 7.0}, {{0, 0, 2, 0}, 0, 0, 0});
+  }
+}
+
 TEST_CASE("histogram counts uint8 pixels", "[histogram]" DPT_BACKEND_TAG) {
   std::vector<std::uint8_t> ramp(256);
   for (int i = 0; i < 256; ++i) ramp[i] = static_cast<std::uint8_t>(i);
@@ -250,7 +275,7 @@ TEST_CASE("NumPy's bins stay where they are in a build that fuses multiply-adds"
     const dpt::even_bins<double> spec{std::uniform_int_distribution<int>(1, 1000)(rng), lo, hi};
     const auto bin_of = dpt::make_numpy_bin_index<double>(spec);
     // the reference's own edges and binary search, so that the loop tests something in a build without the FMA file
-    const std::vector<double> edges = dpt::app::numpy_edges<double>(spec);
+    const auto edges = dpt::app::numpy_linspace_edges<double>(spec.lo, spec.hi, spec.count);
     const auto reference_bin = [&](double x) -> long {
       if (x < edges.front() || x > edges.back()) return -1;
       if (x == edges.back()) return spec.count - 1;
@@ -286,16 +311,45 @@ TEST_CASE("histogram rejects bins and ranges NumPy rejects", "[histogram]" DPT_B
   CHECK_THROWS_WITH(run(dpt::even_bins{0, 0.0, 1.0}), Contains("the number of bins must be at least 1 (got 0)"));
   CHECK_THROWS_WITH(run(dpt::even_bins{-3, 0.0, 1.0}), Contains("the number of bins must be at least 1 (got -3)"));
   CHECK_THROWS_WITH(run(dpt::even_bins{INT_MAX - 2, 0.0, 1.0}), "histogram: too many bins");
-  CHECK_THROWS_WITH(run(dpt::even_bins{4, 2.0, 1.0}), Contains("the range needs lo <= hi"));
+  CHECK_THROWS_WITH(run(dpt::even_bins{4, 2.0, 1.0}), "histogram: the range [2, 1] needs lo <= hi");
   CHECK_THROWS_WITH(run(dpt::even_bins{4, 0.0, inf}), Contains("is not finite"));
   CHECK_THROWS_WITH(run(dpt::even_bins{4, -inf, 0.0}), Contains("is not finite"));
   CHECK_THROWS_WITH(run(dpt::even_bins{4, nan, 1.0}), Contains("is not finite"));
 
+  SECTION("an empty range that widening leaves empty: NumPy 2's 'Too many bins for data range'") {
+    // np.histogram([1e20], 4) and np.histogram([1e20], 4, range=(1e20, 1e20)): 1e20 ± 0.5 == 1e20
+    CHECK_THROWS_WITH(run(dpt::even_bins{4, 1e20, 1e20}),
+                      "histogram: the range [1e+20, 1e+20] is empty, and widening it by 0.5 each way (as NumPy does) "
+                      "leaves it empty at this magnitude, so its bins would have zero width (NumPy: too many bins "
+                      "for data range)");
+    // np.histogram(np.float32([1e8]), 4): 1e8 ± 0.5 == 1e8 in float32
+    const thrust::device_vector<float> f(1, 1e8f);
+    CHECK_THROWS_WITH(dpt::histogram(thrust::device, f.begin(), f.end(), dpt::even_bins{4, 1e8f, 1e8f}, counts.begin()),
+                      Contains("the range [1e+08, 1e+08] is empty"));
+    // numbers in the fewest digits that read back, not in %f's hundreds
+    CHECK_THROWS_WITH(run(dpt::even_bins{4, 1e300, 1e300}), Contains("the range [1e+300, 1e+300] is empty"));
+  }
+  SECTION("a range whose width overflows: NumPy's edges are NaN and Inf") {
+    CHECK_THROWS_WITH(run(dpt::even_bins{1, -1e308, 1e308}),
+                      "histogram: the range [-1e+308, 1e+308] is too wide: its width hi - lo overflows float64, so "
+                      "its bins have no finite width");
+    const thrust::device_vector<float> f(1, 0.0f);
+    CHECK_THROWS_WITH(
+        dpt::histogram(thrust::device, f.begin(), f.end(), dpt::even_bins{2, -3e38f, 3e38f}, counts.begin()),
+        Contains("overflows float32"));
+  }
+  SECTION("edges 1 ulp apart: NumPy 2 refuses what NumPy 1.24 counted as [0 1 0 1 1]") {
+    // np.histogram([1.0, 1.0000000000000002, 1.0000000000000004], 5): 'Too many bins for data range. Cannot
+    // create 5 finite-sized bins.'
+    CHECK_THROWS_WITH(run(dpt::even_bins{5, 1.0, std::nextafter(std::nextafter(1.0, 2.0), 2.0)}),
+                      "histogram: too many bins for the data range [1, 1.0000000000000004]: cannot create 5 "
+                      "finite-sized bins (edges 0 and 1 are 1 and 1)");
+  }
   SECTION("too many bins for a float range: its edges collapse (NumPy: 'Too many bins for data range')") {
     const thrust::device_vector<float> f(3, 1.0f);
     CHECK_THROWS_WITH(
         dpt::histogram(thrust::device, f.begin(), f.end(), dpt::even_bins{1000, 1.0, 1.0 + 1e-6}, counts.begin()),
-        Contains("too many bins for the range"));
+        Contains("cannot create 1000 finite-sized bins"));
     // the same range is fine for double data
     CHECK_NOTHROW(run(dpt::even_bins{1000, 1.0, 1.0 + 1e-6}));
   }

@@ -5,13 +5,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thrust/device_vector.h>
 #include <thrust/execution_policy.h>
 #include <thrust/host_vector.h>
+#include <utility>
 #include <vector>
 
 #include <dpt/histogram.hpp>
@@ -39,11 +42,12 @@ TEST_CASE("dpt-histogram's sequential count gives the worked example's counts", 
   const std::vector<double> values{0.1, 0.7, 0.3, 0.9, 0.35, 0.6, 1.4};
   const dpt::even_bins<double> bins{4, 0.0, 1.0};
   const histogram_counts expected{{1, 2, 2, 1}, 0, 1, 0};
+  const std::vector<double> edges{0, 0.25, 0.5, 0.75, 1};
   CHECK(dpt::app::sequential_histogram(values, bins) == expected);
-  CHECK(dpt::app::first_difference(expected, expected, bins).empty());
-  CHECK(dpt::app::first_difference({{1, 2, 1, 2}, 0, 1, 0}, expected, bins) ==
+  CHECK(dpt::app::first_difference(expected, expected, edges).empty());
+  CHECK(dpt::app::first_difference({{1, 2, 1, 2}, 0, 1, 0}, expected, edges) ==
         "bin 2, [0.5, 0.75): 1 value where the sequential count has 2");
-  CHECK(dpt::app::first_difference({{1, 2, 2, 0}, 0, 1, 0}, expected, bins, "method sort") ==
+  CHECK(dpt::app::first_difference({{1, 2, 2, 0}, 0, 1, 0}, expected, edges, "method sort") ==
         "bin 3, [0.75, 1]: 0 values where method sort has 1");
 }
 
@@ -62,7 +66,8 @@ TEST_CASE("dpt-histogram's check passes dpt::histogram's counts and names the fi
   const dpt::even_bins<double> bins{k, -1.0, 3.0};
   const histogram_counts right = dpt_histogram(values, bins);
   const histogram_counts expected = dpt::app::sequential_histogram(values, bins);
-  REQUIRE(dpt::app::first_difference(right, expected, bins).empty());
+  const auto edges = dpt::app::numpy_linspace_edges<double>(bins.lo, bins.hi, bins.count);
+  REQUIRE(dpt::app::first_difference(right, expected, edges).empty());
   const auto total = std::accumulate(expected.counts.begin(), expected.counts.end(), 0ULL) + expected.below +
                      expected.above + expected.nan;
   CHECK(total == n);
@@ -73,17 +78,17 @@ TEST_CASE("dpt-histogram's check passes dpt::histogram's counts and names the fi
       histogram_counts wrong = right;
       --wrong.counts[b], ++wrong.counts[b + 1];
       CAPTURE(b);
-      CHECK(dpt::app::first_difference(wrong, expected, bins).rfind("bin " + std::to_string(b) + ", [", 0) == 0);
+      CHECK(dpt::app::first_difference(wrong, expected, edges).rfind("bin " + std::to_string(b) + ", [", 0) == 0);
     }
   }
   SECTION("a value moved from a bin to the dropped ones, or back, is found") {
     histogram_counts wrong = right;
     ++wrong.counts[k - 1];
-    CHECK(dpt::app::first_difference(wrong, expected, bins).rfind("bin " + std::to_string(k - 1), 0) == 0);
+    CHECK(dpt::app::first_difference(wrong, expected, edges).rfind("bin " + std::to_string(k - 1), 0) == 0);
     for (auto dropped : {&histogram_counts::below, &histogram_counts::above, &histogram_counts::nan}) {
       wrong = right;
       ++(wrong.*dropped);
-      const std::string difference = dpt::app::first_difference(wrong, expected, bins);
+      const std::string difference = dpt::app::first_difference(wrong, expected, edges);
       CAPTURE(difference);
       const std::string what = dropped == &histogram_counts::nan     ? "NaN"
                                : dropped == &histogram_counts::below ? "below the range"
@@ -95,7 +100,7 @@ TEST_CASE("dpt-histogram's check passes dpt::histogram's counts and names the fi
   SECTION("counts for a different number of bins are wrong") {
     histogram_counts wrong = right;
     wrong.counts.push_back(0);
-    CHECK(dpt::app::first_difference(wrong, expected, bins) ==
+    CHECK(dpt::app::first_difference(wrong, expected, edges) ==
           std::to_string(k + 1) + " bins where the sequential count has " + std::to_string(k));
   }
 }
@@ -107,6 +112,36 @@ TEST_CASE("dpt-histogram's sequential count compares float data with float edges
         std::vector<unsigned long long>{0, 0, 0, 1, 0, 0, 1, 0, 0, 0});
   CHECK(dpt::app::sequential_histogram(std::vector<double>{0.3, 0.6}, bins).counts ==
         std::vector<unsigned long long>{0, 0, 1, 0, 0, 1, 0, 0, 0, 0});
+}
+
+TEST_CASE("dpt-histogram's sequential count takes NumPy 2's range and edges from the data itself", "[histogram][app]") {
+  // NumPy 2.4.6's counts, not dpt's bins: --check catches dpt's bins if they stray from NumPy's
+  const std::vector<float> f32{-3.3f, -2.2f, -1.1f, 4.440892e-16f, 1.1f, 2.2f, 3.3f, 4.4f, 5.5f, 6.6f, 7.7f};
+  const std::vector<double> f64(f32.begin(), f32.end());
+  // np.histogram(np.linspace(-3.3, 7.7, 11).astype(np.float32), bins=10): float32 edges
+  CHECK(dpt::app::sequential_histogram(f32, 10, std::nullopt).counts ==
+        std::vector<unsigned long long>{2, 1, 1, 1, 0, 2, 1, 0, 2, 1});
+  // the same with range=(-3.3, 7.7): Python floats, float64 edges rounded to float32
+  CHECK(dpt::app::sequential_histogram(f32, 10, std::pair{-3.3, 7.7}).counts ==
+        std::vector<unsigned long long>{1, 1, 1, 1, 1, 1, 1, 1, 1, 2});
+  // np.histogram(np.float32([0.02]), bins=2): widened in float32; as float64, the same counts
+  CHECK(dpt::app::sequential_histogram(std::vector<float>{0.02f}, 2, std::nullopt).counts ==
+        std::vector<unsigned long long>{1, 0});
+  // np.histogram(f32.astype(np.float64), bins=10)
+  CHECK(dpt::app::sequential_histogram(f64, 10, std::nullopt).counts ==
+        std::vector<unsigned long long>{2, 1, 0, 1, 1, 1, 1, 1, 1, 2});
+  // np.histogram(np.uint8([0, 1, 255]), bins=3), np.histogram(np.uint8([7, 7]), bins=4), np.histogram([], 3)
+  CHECK(dpt::app::sequential_histogram(std::vector<std::uint8_t>{0, 1, 255}, 3, std::nullopt).counts ==
+        std::vector<unsigned long long>{2, 0, 1});
+  CHECK(dpt::app::sequential_histogram(std::vector<std::uint8_t>{7, 7}, 4, std::nullopt).counts ==
+        std::vector<unsigned long long>{0, 0, 2, 0});
+  CHECK(dpt::app::numpy_bin_edges(std::vector<float>{}, 4, std::nullopt) == std::vector<float>{0, 0.25, 0.5, 0.75, 1});
+  // np.histogram([1.0, 1.0000000000000002, 1.0000000000000004], 5) and np.histogram([1e20], 4) refuse
+  const double one_up = std::nextafter(1.0, 2.0);
+  CHECK_THROWS_WITH(
+      dpt::app::numpy_bin_edges(std::vector<double>{1.0, one_up, std::nextafter(one_up, 2.0)}, 5, std::nullopt),
+      "Too many bins for data range. Cannot create 5 finite-sized bins.");
+  CHECK_THROWS_AS(dpt::app::numpy_bin_edges(std::vector<double>{1e20}, 4, std::nullopt), std::invalid_argument);
 }
 
 TEST_CASE("dpt-histogram's generated values are seeded, as many as asked for, and of their distribution",
