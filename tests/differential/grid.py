@@ -198,16 +198,22 @@ def radius_is_cell_side(case):
 
 
 def bad_particles(case):
-    """A NaN, Inf or out-of-domain particle (without --clamp), a radius above the cell side, or two outputs
-    naming one file: exit 2, naming the particle (and its CSV line) where there is one."""
+    """A NaN, Inf or out-of-domain particle (without --clamp), a coordinate beyond float's range in float precision,
+    a radius above the cell side, or two outputs naming one file: exit 2, naming the particle's CSV line (or the
+    particle's number in a raw file) where there is one."""
     rng = case.rng
     dims, lower, upper = draw_grid(rng)
     n = rng.randint(1, 300)
     p = np.random.default_rng(rng.getrandbits(64)).uniform(lower, upper, (n, len(dims)))
     fmt = rng.choice(["csv", "f64", "f32"])
-    defect = rng.choice(["NaN", "Inf", "outside", "radius above the cell side", "outputs naming one file"])
+    defect = rng.choice(["NaN", "Inf", "outside", "beyond float", "radius above the cell side",
+                         "outputs naming one file"])
     at = rng.randrange(n)
     args = ["--dims", "x".join(map(str, dims))] + domain_arg(lower, upper)
+    if defect == "beyond float":  # in --precision float, a coordinate that float cannot hold
+        fmt = rng.choice(["csv", "f64"])
+        args += ["--precision", "float"]
+        p[at, rng.randrange(len(dims))] = rng.choice([1e39, -3.5e38, 1e300])
     if defect in ("NaN", "Inf", "outside"):
         a = rng.randrange(len(dims))
         width = upper[a] - lower[a]
@@ -216,7 +222,7 @@ def bad_particles(case):
                         0.01, 1)])}[defect]
     name, lines = write_particles(case, p, fmt)
     args = ["--input", name] + args + ["--cells-out", "cells.txt"]
-    fragments = ["particle %d " % at] + (["%s:%d:" % (name, lines[at])] if lines else [])
+    fragments = ["%s:%d:" % (name, lines[at])] if lines else ["particle %d" % at]
     if defect == "radius above the cell side":
         side = min((u - lo) / c for lo, u, c in zip(lower, upper, dims))
         args += ["--radius", repr(side * rng.uniform(1.05, 3))]

@@ -66,11 +66,12 @@ def numpy_reference(x, bins, given_range):
     """(counts, below, above, nan) as NumPy counts them, or None where NumPy refuses: its ValueError, and edges
     that are not strictly increasing, which NumPy 2.1 refuses ("Too many bins for data range") and 1.24 not yet."""
     try:
-        counts, edges = np.histogram(x, bins=bins, range=given_range)
+        edges = np.histogram_bin_edges(x, bins=bins, range=given_range)
     except ValueError:
         return None
-    if np.any(edges[:-1] >= edges[1:]):
+    if np.any(edges[:-1] >= edges[1:]):  # checked first: 1.24's np.histogram can fail on them with an IndexError
         return None
+    counts, _ = np.histogram(x, bins=bins, range=given_range)
     nan = int(np.isnan(x).sum()) if x.dtype.kind == "f" else 0
     below = above = 0
     if given_range is not None:
