@@ -1,0 +1,255 @@
+"""dpt-scan against Python's exact arithmetic.
+
+Integers (i32, i64): every output must equal the exact prefix sum; values near the type's limits make the sums
+overflow, and the exact sums say which output first does: that run must exit 2 naming that element (and its line
+in a text file). An exclusive scan outputs the sums of x[0..i-1] only, so a total that overflows without being
+written is no reason to refuse it. Floats (f32, f64): every output must lie within README's bound of the exact
+sum, 1.01 * gamma_(k+1) * sum |x| for a prefix of k values (rounding in any order of adding). Inputs come as text
+(blank lines, spaces, CRLF) or raw little-endian files, sizes 0, 1, primes and more, with every implementation.
+Malformed lines must exit 2 naming their line, and an --out naming the input must be refused."""
+from fractions import Fraction
+
+import numpy as np
+
+from common import Failure, draw_size, gamma, output_names_input, write_text_lines
+
+INTS = {"i32": np.int32, "i64": np.int64}
+FLOATS = {"f32": np.float32, "f64": np.float64}
+IMPLS = ["thrust", "lecture", "shfl", "blelloch", "single-pass"]
+
+
+def limits(type_name):
+    info = np.iinfo(INTS[type_name])
+    return int(info.min), int(info.max)
+
+
+def draw_ints(rng, type_name, n, kind):
+    lo, hi = limits(type_name)
+    if kind == "small":
+        return [rng.randint(-1000, 1000) for _ in range(n)]
+    if kind == "anywhere":  # the whole range: most scans overflow within a few elements
+        return [rng.randint(lo, hi) for _ in range(n)]
+    # near the limit: a first value close to it, then small steps, so the sums cross it (or not) somewhere inside
+    sign = rng.choice([1, -1])
+    limit = hi if sign > 0 else lo
+    x = [sign * rng.randint(-4, 8) for _ in range(n)]
+    if n == 0:
+        return x
+    if kind == "only-total-overflows" and n >= 2:
+        # the sums of x[0..n-2] stay within the type, the last value pushes the total past it
+        peak = max(abs(s) for s in np.cumsum(x[:-1]).tolist())
+        x[0] += sign * (abs(limit) - rng.randint(0, 3) - peak)
+        x[-1] = limit
+        return x
+    x[0] = limit - sign * rng.randint(0, 3 * n)
+    return x
+
+
+def draw_floats(rng, type_name, n, kind):
+    t = FLOATS[type_name]
+    if kind == "huge":  # multiples of a coarse power of two, so every sum is exact in long double and Fraction
+        bits, shift = (24, 104) if type_name == "f32" else (53, 971)
+        top = 2 ** bits - 1
+        x = [rng.randint(-top, top) * 2.0 ** shift for _ in range(n)]
+        return [float(t(v)) for v in x]
+    if kind == "integers":
+        return [float(rng.randint(-1000, 1000)) for _ in range(n)]
+    scale = 10.0 ** rng.randint(-20, 20) if type_name == "f64" else 10.0 ** rng.randint(-10, 10)
+    mixed = kind == "mixed-scales"
+    return [float(t(rng.uniform(-1, 1) * scale * (10.0 ** rng.randint(-6, 6) if mixed else 1))) for _ in range(n)]
+
+
+def reference(type_name, x, exclusive):
+    """(outputs as Fractions or ints, per-output bound or None, index of the first value whose sum overflows or
+    None) for the scan as README defines it."""
+    n = len(x)
+    if type_name in INTS:
+        lo, hi = limits(type_name)
+        prefix, running, first_bad = [], 0, None
+        for i, v in enumerate(x):
+            running += v
+            prefix.append(running)
+            written = i < n - 1 if exclusive else True  # an exclusive scan never writes the total
+            if first_bad is None and written and not lo <= running <= hi:
+                first_bad = i
+        outputs = [0] + prefix[:-1] if exclusive else prefix
+        return outputs, None, first_bad
+    # floats: output i is safe while every run x[a..b] within it sums to a finite value (README); the threshold is
+    # where the exact sum rounds to infinity
+    big = Fraction(float(np.finfo(FLOATS[type_name]).max))
+    ulp_half = Fraction(2) ** (103 if type_name == "f32" else 970)
+    u = Fraction(1, 2 ** (24 if type_name == "f32" else 53))
+    running = magnitude = highest = lowest = Fraction(0)
+    outputs, bounds, first_bad = [], [], None
+    for i, v in enumerate(x):
+        v = Fraction(v)
+        if exclusive:
+            outputs.append(running)
+            bounds.append(Fraction(101, 100) * gamma(i + 1, u) * magnitude)
+        running += v
+        magnitude += abs(v)
+        highest, lowest = max(highest, running), min(lowest, running)
+        if first_bad is None and highest - lowest >= big + ulp_half:
+            first_bad = i
+        if not exclusive:
+            outputs.append(running)
+            bounds.append(Fraction(101, 100) * gamma(i + 2, u) * magnitude)
+    return outputs, bounds, first_bad
+
+
+def format_value(type_name, v, rng):
+    if type_name in INTS:
+        return str(v)
+    if type_name == "f32" and rng.random() < 0.3:
+        return "%.9g" % v  # nine digits read back as the same float
+    return repr(v)
+
+
+def write_input(case, type_name, x, raw):
+    """The input file, text or raw; returns (file name, line of each value or None)."""
+    if raw:
+        name = "values." + type_name
+        dtype = INTS.get(type_name) or FLOATS[type_name]
+        np.array(x, dtype=dtype).astype(np.dtype(dtype).newbyteorder("<")).tofile(case.path(name))
+        return name, None
+    name = "values.txt"
+    return name, write_text_lines(case.path(name), [format_value(type_name, v, case.rng) for v in x], case.rng)
+
+
+def read_output(case, type_name, name):
+    with open(case.path(name)) as f:
+        tokens = f.read().split()
+    if type_name in INTS:
+        return [int(t) for t in tokens]
+    return [Fraction(float(FLOATS[type_name](float(t)))) for t in tokens]
+
+
+def scan_case(case, kinds_int=("small", "anywhere", "near-limit", "only-total-overflows"),
+              kinds_float=("uniform", "mixed-scales", "integers", "huge")):
+    rng = case.rng
+    type_name = rng.choice(["i32", "i64", "f32", "f64"])
+    kind = rng.choice(kinds_int if type_name in INTS else kinds_float)
+    n = draw_size(rng)
+    if kind in ("anywhere", "near-limit", "only-total-overflows", "huge"):
+        n = min(n, 2000)
+    x = draw_ints(rng, type_name, n, kind) if type_name in INTS else draw_floats(rng, type_name, n, kind)
+    exclusive = rng.random() < 0.5
+    raw = rng.random() < 0.3
+    name, lines = write_input(case, type_name, x, raw)
+    impl = rng.choice(IMPLS + ["all"])
+    args = ["--input", name, "--impl", impl] + (["--type", type_name] if not raw or rng.random() < 0.5 else [])
+    args += ["--exclusive"] if exclusive else []
+    expected, bounds, first_bad = reference(type_name, x, exclusive)
+    what = "%s %s %s scan of %d values (%s, %s)" % (type_name, kind, "exclusive" if exclusive else "inclusive", n,
+                                                  "raw" if raw else "text", impl)
+    if first_bad is not None:
+        # the first output that overflows is first_bad's (inclusive) or the next one's (exclusive: either is named)
+        named = [first_bad, first_bad + 1] if exclusive and first_bad + 1 < n else [first_bad]
+        optional_total = type_name in FLOATS and exclusive and first_bad == n - 1
+        if not optional_total:
+            try:
+                err = case.run_bad(args + ["--out", "prefix.txt"], inputs=[name])
+            except Failure as e:
+                raise Failure("%s: its sums overflow at element %d: %s" % (what, first_bad, e))
+            wanted = [["at element %d" % i, "%s:%d:" % (name, lines[i]) if lines else name + ":"] for i in named]
+            if not any(all(part in err for part in parts) for parts in wanted):
+                raise Failure("%s: the overflow at element %d is not named: %s" % (what, first_bad, err.strip()))
+            return
+        # a float exclusive scan whose only overflow is in the unwritten total: refusing it or scanning are both
+        # taken (README's "a parallel scan may add up that run" can be read either way)
+        status, _, err = case.run(args + ["--out", "prefix.txt"])
+        if status == 2 and "at element %d" % first_bad in err:
+            return
+        if status != 0:
+            raise Failure("%s: exit status %d: %s" % (what, status, err.strip()))
+    else:
+        try:
+            case.run_ok(args + ["--out", "prefix.txt"])
+        except Failure as e:
+            raise Failure("%s: %s" % (what, e))
+    got = read_output(case, type_name, "prefix.txt")
+    if len(got) != n:
+        raise Failure("%s: --out holds %d values, expected %d" % (what, len(got), n))
+    for i, (g, e) in enumerate(zip(got, expected)):
+        if (g != e) if bounds is None else abs(g - e) > bounds[i]:
+            raise Failure("%s: element %d is %s, expected %s%s" % (
+                what, i, g if bounds is None else float(g), e if bounds is None else float(e),
+                "" if bounds is None else " within %.3g" % float(bounds[i])))
+
+
+def only_total_overflows(case):
+    """Integer sums whose only overflow is in the last value: an exclusive scan must write them all."""
+    rng = case.rng
+    type_name = rng.choice(["i32", "i64"])
+    n = rng.choice([2, 3, 5, rng.randint(2, 300)])
+    x = draw_ints(rng, type_name, n, "only-total-overflows")
+    name, lines = write_input(case, type_name, x, rng.random() < 0.3)
+    expected, _, first_bad = reference(type_name, x, True)
+    assert first_bad is None
+    status, _, err = case.run(["--input", name, "--type", type_name, "--exclusive", "--impl", rng.choice(IMPLS),
+                               "--out", "prefix.txt"])
+    if status != 0:
+        raise Failure("%s exclusive scan of %d values whose sums fit but whose unwritten total overflows: exit "
+                      "status %d: %s" % (type_name, n, status, err.strip()))
+    got = read_output(case, type_name, "prefix.txt")
+    if got != expected:
+        raise Failure("%s exclusive scan, total overflowing: --out differs from the exact sums" % type_name)
+
+
+BAD_TOKENS = {
+    "i32": ["abc", "1.5", "1e3", "3000000000", "-2147483649", "1 2", "0x10", "nan"],
+    "i64": ["abc", "2.5", "9223372036854775808", "-9223372036854775809", "1 2", "--1"],
+    "f32": ["abc", "nan", "inf", "-inf", "1e39", "-4e38", "1 2", "1..2"],
+    "f64": ["abc", "nan", "inf", "1e400", "-1e309", "1 2", "1,5"],
+}
+
+
+def malformed_line(case):
+    """A text file with one bad line among good ones: exit 2 naming that line, no output."""
+    rng = case.rng
+    type_name = rng.choice(list(BAD_TOKENS))
+    n = rng.randint(1, 200)
+    x = [str(rng.randint(-100, 100)) for _ in range(n)]
+    bad_at = rng.randrange(n)
+    x[bad_at] = rng.choice(BAD_TOKENS[type_name])
+    lines = write_text_lines(case.path("values.txt"), x, rng)
+    try:
+        case.run_bad(["--input", "values.txt", "--type", type_name, "--impl", rng.choice(IMPLS), "--out", "prefix.txt"],
+                     fragments=["values.txt:%d:" % lines[bad_at]], inputs=["values.txt"])
+    except Failure as e:
+        raise Failure("%s value %r on line %d: %s" % (type_name, x[bad_at], lines[bad_at], e))
+
+
+def bad_raw_file(case):
+    """A raw file of a size that is not a whole number of values, or a float file holding NaN or Inf."""
+    rng = case.rng
+    type_name = rng.choice(["i32", "i64", "f32", "f64"])
+    size = 4 if type_name.endswith("32") else 8
+    name = "values." + type_name
+    if type_name in FLOATS and rng.random() < 0.5:
+        x = np.ones(rng.randint(1, 50), dtype=FLOATS[type_name])
+        at = rng.randrange(len(x))
+        x[at] = rng.choice([np.nan, np.inf, -np.inf])
+        x.tofile(case.path(name))
+        fragments = [name + ":", "element %d" % at]
+    else:
+        with open(case.path(name), "wb") as f:
+            f.write(bytes(size * rng.randint(0, 10) + rng.randint(1, size - 1)))
+        fragments = [name]
+    case.run_bad(["--input", name, "--out", "prefix.txt"], fragments=fragments, inputs=[name])
+
+
+def out_names_input(case):
+    rng = case.rng
+    type_name = rng.choice(["i32", "f64"])
+    name, _ = write_input(case, type_name, [1, 2, 3][: rng.randint(0, 3)], rng.random() < 0.3)
+    output_names_input(case, ["--input", name, "--impl", rng.choice(IMPLS)], name, "--out")
+
+
+CLASSES = [
+    ("random values", 10, scan_case),
+    ("only the total overflows", 2, only_total_overflows),
+    ("malformed line", 2, malformed_line),
+    ("bad raw file", 1, bad_raw_file),
+    ("--out names the input", 1, out_names_input),
+]
