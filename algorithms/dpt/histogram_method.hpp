@@ -31,7 +31,7 @@ constexpr const char* histogram_method_name(histogram_method method) noexcept {
 
 // False only for `cub` on a CPU device system, where there is no CUB.
 constexpr bool histogram_method_available(histogram_method method) noexcept {
-#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+#if DPT_CUDA_DEVICE_SYSTEM
   (void)method;
   return true;
 #else

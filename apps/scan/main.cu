@@ -18,11 +18,10 @@
 #include <type_traits>
 #include <vector>
 
-#if defined(__CUDACC__)
+#include <dpt/config.hpp>
+#if DPT_CUDA_DEVICE_SYSTEM
 #  include <cub/device/device_scan.cuh>
 #endif
-
-#include <dpt/config.hpp>
 #include <dpt/kernels/device_scan.hpp>
 #include "scan/scan_check.hpp"
 #include "scan/scan_values.hpp"
@@ -71,7 +70,7 @@ const char* const usage =
 
 const std::vector<std::string> all_impls{"thrust", "lecture", "shfl", "blelloch", "single-pass", "cub"};
 
-#if defined(__CUDACC__)
+#if DPT_CUDA_DEVICE_SYSTEM
 constexpr bool have_cub = true;
 #else
 constexpr bool have_cub = false;
@@ -118,7 +117,7 @@ options parse_options(const dpt::app::cli& args) {
   return opt;
 }
 
-#if defined(__CUDACC__)
+#if DPT_CUDA_DEVICE_SYSTEM
 template <class T>
 void cub_scan(const T* in, T* out, std::int64_t n, bool exclusive) {
   std::size_t bytes = 0;
@@ -164,7 +163,7 @@ void run_impl(const std::string& impl, const thrust::device_vector<T>& in, thrus
     return;
   }
   if (impl == "cub") {
-#if defined(__CUDACC__)
+#if DPT_CUDA_DEVICE_SYSTEM
     cub_scan(d_in, d_out, n, exclusive);
 #endif
     return;
@@ -214,7 +213,7 @@ int run(const options& opt) {
 
   const thrust::device_vector<T> d_in(values.begin(), values.end());
   thrust::device_vector<T> d_out(values.size());
-  const bool on_gpu = THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA;
+  const bool on_gpu = DPT_CUDA_DEVICE_SYSTEM;
   std::printf("dpt-scan: %s scan (+) of %lld %s values (%s), device system %s\n",
               opt.exclusive ? "exclusive" : "inclusive", static_cast<long long>(n), opt.type.c_str(),
               opt.input.empty() ? ("seed " + std::to_string(opt.seed)).c_str() : opt.input.c_str(),

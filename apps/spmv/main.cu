@@ -17,7 +17,7 @@
 
 #include <dpt/config.hpp>
 #include <dpt/spmv.hpp>
-#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+#if DPT_CUDA_DEVICE_SYSTEM
 #  include <dpt/kernels/spmv.hpp>
 #  define DPT_SPMV_HAS_FUSED_KERNEL 1
 #else

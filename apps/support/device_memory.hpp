@@ -9,7 +9,7 @@
 
 #include <dpt/config.hpp>
 #include "support/memory.hpp"
-#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+#if DPT_CUDA_DEVICE_SYSTEM
 #  include <dpt/detail/cuda_check.hpp>
 #endif
 
@@ -19,7 +19,7 @@ namespace dpt::app {
 // driver) ends there, with exit status 1 and one line that says so: "PROGRAM: error: no CUDA device (…)". The app
 // tests skip on exactly that line, and only on it: any other CUDA error is a failure.
 inline device_memory this_builds_device_memory() {
-#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+#if DPT_CUDA_DEVICE_SYSTEM
   const std::string why = dpt::detail::why_no_cuda_device();
   if (!why.empty()) throw std::runtime_error("no CUDA device (" + why + "); this build of dpt runs its work on a GPU");
   std::size_t free_bytes = 0, total_bytes = 0;

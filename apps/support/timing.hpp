@@ -11,7 +11,7 @@
 
 #include <dpt/config.hpp>
 
-#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+#if DPT_CUDA_DEVICE_SYSTEM
 #  include <cuda_runtime_api.h>
 #endif
 
@@ -19,7 +19,7 @@ namespace dpt::app {
 
 // Waits for the device to finish its queued work (CUDA builds); a no-op on the CPU device systems.
 inline void synchronize_device() {
-#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+#if DPT_CUDA_DEVICE_SYSTEM
   const cudaError_t status = cudaDeviceSynchronize();
   if (status != cudaSuccess) throw std::runtime_error(std::string("CUDA: ") + cudaGetErrorString(status));
 #endif

@@ -30,7 +30,7 @@
 
 #include <dpt/config.hpp>
 
-#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+#if DPT_CUDA_DEVICE_SYSTEM
 #  include <cuda_runtime_api.h>
 #  define DPT_BENCH_GPU 1
 #else

@@ -9,6 +9,7 @@
 #include <thrust/device_vector.h>
 #include <vector>
 
+#include <dpt/config.hpp>
 #include <dpt/grid_solutions.hpp>
 #include "grid/grid_reference.hpp"
 #include "support/random_inputs.hpp"
@@ -65,7 +66,7 @@ cell_lists reference_cell_lists(const std::vector<std::int64_t>& cells, std::int
 // On a GPU every insertion of solutions 1 and 2 waits its turn for a lock that ~10^5 resident threads want: on
 // an H200 this test case, with them at a million particles, ran past ctest's 180 s (bench_grid times them
 // there). Their GPU tests stop at 65537 particles, where every resident thread already contends for the lock.
-#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+#if DPT_CUDA_DEVICE_SYSTEM
 constexpr std::size_t largest_locked_test = 65537;
 #else
 constexpr std::size_t largest_locked_test = std::numeric_limits<std::size_t>::max();

@@ -11,11 +11,12 @@
 #include <vector>
 
 #include <dpt/compact.hpp>
+#include <dpt/config.hpp>
 #include <dpt/scan.hpp>
 #include <dpt/segmented_scan.hpp>
 #include "support/sliced_cpu_policy.hpp"
 
-#if THRUST_DEVICE_SYSTEM != THRUST_DEVICE_SYSTEM_CUDA
+#if !DPT_CUDA_DEVICE_SYSTEM
 
 namespace {
 

@@ -8,13 +8,14 @@
 #include <thrust/execution_policy.h>
 #include <vector>
 
+#include <dpt/config.hpp>
 #include <dpt/cpu/scan_avx512.hpp>
 #include <dpt/cpu/slice_scan.hpp>
 #include <dpt/cpu/tuning.hpp>
 
 namespace dpt::test {
 
-#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+#if DPT_CUDA_DEVICE_SYSTEM
 inline constexpr const auto& sliced_cpu_policy = thrust::host;
 #else
 inline constexpr const auto& sliced_cpu_policy = thrust::device;

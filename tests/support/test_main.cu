@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <thrust/execution_policy.h>
 
-#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+#include <dpt/config.hpp>
+
+#if DPT_CUDA_DEVICE_SYSTEM
 #  include <exception>
 #  include <string>
 
@@ -16,7 +18,7 @@
 #endif
 
 int main(int argc, char* argv[]) {
-#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA && !defined(DPT_TEST_RUNS_ON_HOST)
+#if DPT_CUDA_DEVICE_SYSTEM && !defined(DPT_TEST_RUNS_ON_HOST)
   try {
     const std::string why = dpt::detail::why_no_cuda_device();
     if (!why.empty()) {

@@ -20,7 +20,7 @@
 #include <dpt/config.hpp>
 #include <dpt/detail/temporary_array.hpp>
 
-#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+#if DPT_CUDA_DEVICE_SYSTEM
 #  include <cub/device/device_histogram.cuh>
 #  include <dpt/detail/cuda_check.hpp>
 #endif
@@ -52,7 +52,7 @@ void count_by_atomics(const thrust::detail::execution_policy_base<DerivedPolicy>
                    increment_slot_atomically<BinIndex>{bin_of, thrust::raw_pointer_cast(&*slots)});
 }
 
-#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+#if DPT_CUDA_DEVICE_SYSTEM
 
 // The stream an execution policy runs on (thrust::cuda::par.on(s) carries one; thrust::device the default).
 template <class DerivedPolicy>

@@ -7,15 +7,16 @@
 #include <thrust/host_vector.h>
 #include <vector>
 
+#include <dpt/config.hpp>
 #include <dpt/kernels/device_scan.hpp>
 #include <dpt/segmented_scan.hpp>
 
-#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+#if DPT_CUDA_DEVICE_SYSTEM
 #  include <cuda_runtime_api.h>
 #endif
 
 int main() {
-#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+#if DPT_CUDA_DEVICE_SYSTEM
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::puts("skipped: no device");
