@@ -82,10 +82,10 @@ def read_bytes(path):
 
 
 def output_names_input(case, args, input_name, out_option):
-    """An output that names the input (as given, through ./ or through a symbolic link) must be refused: exit 2, the
-    input byte-identical, nothing written. ARGS is a valid run without the output. A hard link to the input is
-    another name of the same file: refusing it is right, and so is replacing that name by the output (written
-    beside it and renamed into place), which leaves the input as it was."""
+    """An output that names the input (as given, through ./, through a symbolic link or through a hard link) must be
+    refused: exit 2, the input byte-identical, nothing written. ARGS is a valid run without the output. The apps
+    compare files by device and inode (apps/support/output_file.cpp), so a hard link, another name of the same
+    file, is refused like the rest."""
     way = case.rng.choice(["same path", "./path", "symbolic link", "hard link"])
     target = input_name
     if way == "./path":
@@ -96,14 +96,7 @@ def output_names_input(case, args, input_name, out_option):
     elif way == "hard link":
         target = "hardlink-to-input"
         os.link(case.path(input_name), case.path(target))
-    if way == "hard link":
-        saved = read_bytes(case.path(input_name))
-        status, _, _ = case.run(args + [out_option, target])
-        if status == 0:
-            if read_bytes(case.path(input_name)) != saved:
-                raise Failure("%s naming the input %s (hard link): changed the input" % (out_option, input_name))
-            return
-    try:  # (after a refused hard link: again, with run_bad's checks)
+    try:
         case.run_bad(args + [out_option, target], inputs=[input_name])
     except Failure as e:
         raise Failure("%s naming the input %s (%s): %s" % (out_option, input_name, way, e))

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Differential tests of dpt's apps: random inputs, adversarial ones included, each app's output compared with an
-independent reference computed here in Python (exact integers and fractions, NumPy's histogram, brute force).
+independent reference computed here in Python (exact integers and fractions, NumPy 2's histogram, brute force).
 
     differential.py PATH/TO/dpt-APP [--seconds S] [--seed CASE_SEED] [--master-seed SEED]
 

@@ -5,10 +5,12 @@ or float precision, with a given --domain or the particles' bounding box. Each p
 algorithms/dpt/grid.hpp defines it: t = (x - lower) / (upper - lower) * cells in the run's precision, clamped to
 [0, cells - 1], truncated; so particles exactly on cell edges (a class of its own) have one right cell. Each
 neighbour count is every other particle with sum d_a^2 <= R^2 in that precision (README), over all pairs. --cells-out
-and --neighbors-out must match exactly. R is random up to the cell side, or exactly the cell side as decimals
-say it (--dims 3x3 --domain 0,0:0.3,0.3 --radius 0.1), which README allows. With --clamp particles outside the
-domain go to the nearest cell; without it they, NaN and Inf must exit 2 naming the particle (and its CSV line), as
-must a radius clearly above the cell side and an output naming the input."""
+and --neighbors-out must match exactly. R is random up to the cell side, or the cell side as decimals say it
+(--dims 3x3 --domain 0,0:0.3,0.3 --radius 0.1), or the side a few ulps up or down: the app must accept R while R in
+the precision is at most the cell side (upper - lower) / cells in the precision rounded up by 4 ulps, along every
+axis (largest_neighbor_radius in algorithms/dpt/grid_neighbors.hpp), and must refuse a larger R (exit 2). With
+--clamp particles outside the domain go to the nearest cell; without it they, NaN and Inf must exit 2 naming the
+particle (and its CSV line), as must a radius clearly above the cell side and an output naming the input."""
 from decimal import Decimal
 
 import numpy as np
@@ -165,11 +167,31 @@ def random_particles(case, on_edges=False, clamp=False):
     check_grid(case, what, args, p, dims, lower_r, upper_r, real, radius)
 
 
+def largest_radius(lower, upper, dims, real):
+    """The largest R the app takes (largest_neighbor_radius): along each axis the cell side (upper - lower) / cells
+    computed in the precision, rounded up by 4 ulps; the least of those over the axes."""
+    largest = []
+    for lo, hi, n in zip(lower, upper, dims):
+        side = (real(hi) - real(lo)) / real(n)
+        for _ in range(4):
+            side = np.nextafter(side, real(np.inf))
+        largest.append(side)
+    return min(largest)
+
+
+def radius_accepted(radius, lower, upper, dims, real):
+    """validate_neighbor_radius: 0 < R <= largest_radius, and R * R finite and normal, all in the precision."""
+    r = real(radius)
+    square = r * r
+    return bool(0 < r <= largest_radius(lower, upper, dims, real) and np.isfinite(square)
+                and square >= np.finfo(real).tiny)
+
+
 def radius_is_cell_side(case):
-    """R written as the cell side in decimals (--dims 3x3 --domain 0,0:0.3,0.3 --radius 0.1): README allows R up to
-    the side. Bounds and R are rounded to the precision, so the side the app computes may fall below R by rounding;
-    within 8 ulps of the side the run must be accepted, beyond that (bounds far from 0, rounded coarsely) refusing
-    is allowed too."""
+    """R written as the cell side in decimals (--dims 3x3 --domain 0,0:0.3,0.3 --radius 0.1), or the side the app
+    computes moved a few ulps up or down: README allows R up to the side. Bounds and R are rounded to the precision,
+    so the side the app computes may fall below R by rounding; the app takes R up to that side rounded up by 4 ulps
+    (radius_accepted), which must then run, and must refuse R beyond it (exit 2, naming --radius)."""
     rng = case.rng
     dim = rng.choice([2, 3])
     dims = [rng.randint(1, 10) for _ in range(dim)]
@@ -186,15 +208,26 @@ def radius_is_cell_side(case):
     held = p.astype(real)
     p = p[np.all((held >= lo_r) & (held <= hi_r), axis=1)]
     name, _ = write_particles(case, p, "csv")
-    args = ["--input", name, "--dims", "x".join(map(str, dims)), "--precision", precision, "--radius", str(side),
+    radius = str(side)
+    if rng.random() < 0.4:  # the side the app computes, ulps up or down (the text reads back as that value)
+        nudged = min((hi - lo) / real(n) for lo, hi, n in zip(lo_r, hi_r, dims))
+        for _ in range(rng.randint(0, 7)):
+            nudged = np.nextafter(nudged, real(np.inf))
+        for _ in range(rng.choice([0, 0, 0, 1, 2])):
+            nudged = np.nextafter(nudged, real(-np.inf))
+        radius = repr(float(nudged))
+    args = ["--input", name, "--dims", "x".join(map(str, dims)), "--precision", precision, "--radius", radius,
             "--domain", ",".join(map(str, lower)) + ":" + ",".join(map(str, upper))]
-    what = "--radius %s, the cell side of --dims %s --domain %s, %s" % (side, args[3], args[-1], precision)
-    app_side = min((hi - lo) / real(n) for lo, hi, n in zip(lo_r, hi_r, dims))
-    if real(float(side)) - app_side > 8 * np.spacing(app_side):
-        status, _, _ = case.run(args)
-        if status == 2:
-            return
-    check_grid(case, what, args, p, dims, lo_r, hi_r, real, float(side))
+    what = "--radius %s, the cell side of --dims %s --domain %s (sides %s), %s" % (
+        radius, args[3], args[-1], ", ".join(map(str, sides)), precision)
+    if not radius_accepted(float(radius), lo_r, hi_r, dims, real):
+        try:
+            case.run_bad(args + ["--cells-out", "cells.txt"], fragments=["--radius"], inputs=[name])
+        except Failure as e:
+            raise Failure("%s: the radius is above the largest, %r: %s" % (
+                what, float(largest_radius(lo_r, hi_r, dims, real)), e))
+        return
+    check_grid(case, what, args, p, dims, lo_r, hi_r, real, float(radius))
 
 
 def bad_particles(case):

@@ -1,13 +1,25 @@
-"""dpt-histogram against numpy.histogram itself, which README promises to match exactly.
+"""dpt-histogram against NumPy 2's numpy.histogram, which README promises to match exactly, on Debian's NumPy 1.24.
+
+Why NumPy 2, and how. dpt-histogram follows NumPy 2 (README, algorithms/dpt/histogram_bins.hpp), and NumPy 1.24 (the
+only NumPy CI has) differs from it: for float32 data without a range NumPy 2 (NEP 50) keeps the data's min and max,
+the widening of one distinct value by 0.5 and np.linspace in float32, where 1.24 promotes them to float64 and rounds
+the edges to float32 (the two disagree in many bins); and NumPy 2 refuses edges that are not strictly increasing
+("Too many bins for data range"), which 1.24 counts. So this file does not call np.histogram for the edges: it
+computes them as NumPy 2's np.histogram and np.linspace do (numpy2_bin_edges, numpy2_linspace, after
+numpy/lib/_histograms_impl.py and numpy/_core/function_base.py of NumPy 2.4.6), in the arithmetic NumPy 2 uses,
+with explicit np.float32 / np.float64 scalars and arrays so that 1.24 promotes nothing; then counts as NumPy 2's
+equal-bins fast path does: an estimated bin moved at most one bin by those edges (numpy_reference). That matched
+NumPy 2.4.6's np.histogram — edges bit for bit, counts, and which cases it refuses — on every one of 18,000 cases
+drawn as here and adversarially (the commit that introduced it gives the numbers).
 
 Values come as text (blank lines, spaces, CRLF), raw .f32, .f64 or .u8, and are read here with the same dtype
-(np.fromfile), so NumPy sees what the app sees: its edges in the bins' dtype (float32 for float32 data), its bin
-for a value on an edge, its last bin closed. Random bins (1..1000, sometimes more), with and without --range
-(inside, around or across the data, LO = HI widened), and values that sit on the edges: linspace data,
-repeated values, one distinct value, integers, NaN and Inf where a range is given. --out must equal NumPy's counts
-and the dropped line its below/above/NaN counts, for every --method. Where NumPy refuses (NaN or Inf without a
-range, bins too narrow for distinct edges) the app must exit 2; so must malformed lines (naming the line), raw
-files of the wrong size, and an --out naming the input."""
+(np.fromfile), so the reference sees what the app sees: edges in the bins' dtype (float32 for float32 data), the bin
+of a value on an edge, the last bin closed. Random bins (1..1000, sometimes more), with and without --range
+(inside, around or across the data, LO = HI widened), and values that sit on the edges: linspace data (NumPy 2's
+float32 linspace for .f32), repeated values, one distinct value, integers, NaN and Inf where a range is given.
+--out must equal NumPy 2's counts and the dropped line its below/above/NaN counts, for every --method. Where NumPy 2
+refuses (NaN or Inf without a range, bins too narrow for distinct edges) the app must exit 2; so must malformed
+lines (naming the line), raw files of the wrong size, and an --out naming the input."""
 import re
 
 import numpy as np
@@ -30,8 +42,9 @@ def draw_values(rng, fmt, n, kind, bins):
     center, scale = rng.uniform(-100, 100) * 10.0 ** rng.randint(-3, 3), 10.0 ** rng.randint(-6, 6)
     if kind == "normal":
         x = nprng.normal(center, scale, n)
-    elif kind == "linspace":  # the edges themselves, as NumPy makes them (its linspace), and points between
-        x = np.linspace(center - scale, center + scale, rng.choice([bins + 1, 2 * bins + 1, n]))
+    elif kind == "linspace":  # the edges themselves, as NumPy 2 makes them (its linspace), and points between
+        lo, hi, count = center - scale, center + scale, rng.choice([bins + 1, 2 * bins + 1, n])
+        x = numpy2_linspace(lo, hi, count, np.float32) if dtype == np.float32 else np.linspace(lo, hi, count)
         x = nprng.choice(x, n) if n else x[:0]
     elif kind == "repeated":
         x = nprng.choice(nprng.normal(center, scale, rng.randint(1, 5)), n)
@@ -62,25 +75,98 @@ def draw_range(rng, x, fmt):
     return (a, b) if a < b else (a, a + 1.0)
 
 
-def numpy_reference(x, bins, given_range):
-    """(counts, below, above, nan) as NumPy counts them, or None where NumPy refuses: its ValueError, and edges
-    that are not strictly increasing, which NumPy 2.1 refuses ("Too many bins for data range") and 1.24 not yet."""
-    try:
-        edges = np.histogram_bin_edges(x, bins=bins, range=given_range)
-    except ValueError:
-        return None
-    if np.any(edges[:-1] >= edges[1:]):  # checked first: 1.24's np.histogram can fail on them with an IndexError
-        return None
-    counts, _ = np.histogram(x, bins=bins, range=given_range)
-    nan = int(np.isnan(x).sum()) if x.dtype.kind == "f" else 0
-    below = above = 0
+def numpy2_linspace(start, stop, num, calc):
+    """np.linspace(start, stop, num) as NumPy 2 computes it (numpy/_core/function_base.py) in the arithmetic CALC
+    (np.float32 or np.float64): y = arange(num); step = (stop - start) / (num - 1); y *= step, or where step
+    underflows to 0 y /= num - 1 and y *= stop - start; y += start; y[-1] = stop. Every operand is a CALC scalar or
+    array, so NumPy 1.24 rounds each operation in CALC as NumPy 2 does (no promotion to float64)."""
+    start, stop = calc(start), calc(stop)
+    y = np.arange(num).astype(calc)  # small integers: exact in either type
+    delta = stop - start
+    div = num - 1
+    if div > 0:
+        step = delta / calc(div)
+        if step == 0:  # NumPy's branch for denormal steps (gh-5437)
+            y /= calc(div)
+            y *= delta
+        else:
+            y *= step
+    else:
+        y *= delta
+    y += start
+    if num > 1:
+        y[-1] = stop
+    return y
+
+
+def numpy2_bin_edges(x, bins, given_range):
+    """(edges, first, last, calc): np.histogram_bin_edges(x, bins, range) as NumPy 2 computes it
+    (numpy/lib/_histograms_impl.py, _get_outer_edges and _get_bin_edges), with the outer edges first and last in the
+    arithmetic calc they are computed in; or None where NumPy 2 raises a ValueError.
+
+    The bounds: a range given is two Python floats, computed in float64; no values give Python ints 0 and 1
+    (float64 too); else the data's min and max keep the data's type, so float32 data stays float32 (NEP 50) and
+    uint8 bounds go to float64 (np.uint8 - 0.5 is float64; uint8 - uint8 is exact). An empty range is widened by 0.5
+    each way in that arithmetic; linspace runs in it; the edges are then rounded to the bin type,
+    np.result_type(first, last, x): float32 for float32 data (Python floats and ints are weak), float64 for the rest.
+    Edges that are not strictly increasing are refused ("Too many bins for data range"). Edges that are not finite
+    (a width that overflows) are refused too: NumPy 2 refuses them for bins >= 2 by the same test, and for bins = 1
+    counts with a NaN edge or fails with an IndexError, where dpt refuses (README); the drawn ranges never
+    overflow."""
+    calc = np.float32 if x.dtype == np.float32 else np.float64
+    bin_type = np.float32 if x.dtype == np.float32 else np.float64
     if given_range is not None:
         first, last = given_range
-        if first == last:
-            first, last = first - 0.5, last + 0.5
-        # as NumPy compares: the values in the edges' dtype against the range's Python floats
-        values = x.astype(np.result_type(first, last, x) if x.dtype.kind == "f" else np.float64)
-        below, above = int((values < first).sum()), int((values > last).sum())
+        if first > last or not (np.isfinite(first) and np.isfinite(last)):
+            return None
+        calc = np.float64
+    elif len(x) == 0:
+        first, last, calc = 0.0, 1.0, np.float64
+    else:
+        first, last = x.min(), x.max()
+        if not (np.isfinite(first) and np.isfinite(last)):
+            return None
+    first, last = calc(first), calc(last)
+    if first == last:
+        first, last = first - calc(0.5), last + calc(0.5)
+    edges = numpy2_linspace(first, last, bins + 1, calc).astype(bin_type)
+    if not np.all(np.isfinite(edges)) or np.any(edges[:-1] >= edges[1:]):
+        return None
+    return edges, first, last, calc
+
+
+def numpy_reference(x, bins, given_range):
+    """(counts, below, above, nan) as NumPy 2's np.histogram(x, bins, range) counts them, or None where NumPy 2
+    refuses. The edges come from numpy2_bin_edges; the counts from NumPy 2's equal-bins fast path, step by step: the
+    values in [first, last] compared in the bin type (a Python float range is weak: float32 data compares with it
+    rounded to float32), cast to the bin type; the estimate ((v - first) / (last - first)) * bins, where v - first is
+    in the bin type and the division in calc (last - first is a float32 scalar for float32 data without a range, a
+    float64 one otherwise, so float32 data with a range divides in float64), truncated, and bins made bins - 1; then
+    one bin down if v < edge[i], one up if v >= edge[i + 1] (but not past the last). That equals the bin of
+    [edge i, edge i+1) that holds v whenever the estimate is off by at most one bin, as it is for every drawn case;
+    NumPy 2 counts otherwise only where the edges are uneven by whole bins, in a range a few subnormals wide: the
+    values 0, 1, ..., 7 times 5e-324 in 5 bins have edges 0 1 2 3 4 7 (times 5e-324), and NumPy 2 puts 4 (estimate
+    2.86, moved up once) in bin 3, [3, 4), counting [1 1 1 2 3]. The values below edge 0, above the last edge and NaN
+    are those NumPy 2 drops, counted apart."""
+    found = numpy2_bin_edges(x, bins, given_range)
+    if found is None:
+        return None
+    edges, first, last, calc = found
+    bin_type = edges.dtype.type
+    values = x.astype(bin_type)
+    nan = int(np.isnan(values).sum())
+    lo, hi = bin_type(first), bin_type(last)  # == edges[0], edges[-1]
+    below, above = int((values < lo).sum()), int((values > hi).sum())
+    kept = values[(values >= lo) & (values <= hi)]
+    offset = (kept - lo).astype(calc)
+    estimate = (offset / (last - first)) * calc(bins)
+    index = estimate.astype(np.intp)
+    index[index == bins] -= 1
+    if len(index) and (index.min() < 0 or index.max() > bins):
+        raise AssertionError("NumPy 2's bin estimate falls outside its edges (it fails with an IndexError)")
+    index[kept < edges[index]] -= 1
+    index[(kept >= edges[index + 1]) & (index != bins - 1)] += 1
+    counts = np.bincount(index, minlength=bins)
     if int(counts.sum()) + below + above + nan != len(x):
         raise AssertionError("the reference's counts do not add up to %d values" % len(x))
     return counts, below, above, nan

@@ -1,12 +1,18 @@
 """dpt-scan against Python's exact arithmetic.
 
 Integers (i32, i64): every output must equal the exact prefix sum; values near the type's limits make the sums
-overflow, and the exact sums say which output first does: that run must exit 2 naming that element (and its line
-in a text file). An exclusive scan outputs the sums of x[0..i-1] only, so a total that overflows without being
-written is no reason to refuse it. Floats (f32, f64): every output must lie within README's bound of the exact
-sum, 1.01 * gamma_(k+1) * sum |x| for a prefix of k values (rounding in any order of adding). Inputs come as text
-(blank lines, spaces, CRLF) or raw little-endian files, sizes 0, 1, primes and more, with every implementation.
-Malformed lines must exit 2 naming their line, and an --out naming the input must be refused."""
+overflow, and the exact sums say which output first does. Floats (f32, f64): every output must lie within README's
+bound of the exact sum, 1.01 * gamma_(k+1) * sum |x| for a prefix of k values (rounding in any order of adding);
+their sums overflow where some run x[a..b] within an output's terms rounds to infinity (a parallel scan may add
+that run). A scan that overflows must exit 2 naming the element of the first output that does, as
+apps/scan/scan_check.hpp words it: x[i] first reaches output i of an inclusive scan and output i + 1 of an
+exclusive one, so the message says "at element i" or "at element i+1", and in a text file the line of x[i]. An
+exclusive scan outputs the sums of x[0..i-1] only, so for every type a total that overflows without being written
+is no reason to refuse it: that scan must succeed (and the inclusive scan of the same values must be refused at
+its last element). Inputs come as text (blank lines, spaces, CRLF) or raw little-endian files, sizes 0, 1, primes
+and more, with every implementation. Malformed lines must exit 2 naming their line, and an --out naming the input
+must be refused."""
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -29,27 +35,39 @@ def draw_ints(rng, type_name, n, kind):
         return [rng.randint(-1000, 1000) for _ in range(n)]
     if kind == "anywhere":  # the whole range: most scans overflow within a few elements
         return [rng.randint(lo, hi) for _ in range(n)]
+    if kind == "only-total-overflows" and n >= 2:
+        # the sums of x[0..n-2] stay within the type, the last value pushes the total past it
+        return total_overflows(rng, n, lo, hi)
     # near the limit: a first value close to it, then small steps, so the sums cross it (or not) somewhere inside
     sign = rng.choice([1, -1])
     limit = hi if sign > 0 else lo
     x = [sign * rng.randint(-4, 8) for _ in range(n)]
     if n == 0:
         return x
-    if kind == "only-total-overflows" and n >= 2:
-        # the sums of x[0..n-2] stay within the type, the last value pushes the total past it
-        peak = max(abs(s) for s in np.cumsum(x[:-1]).tolist())
-        x[0] += sign * (abs(limit) - rng.randint(0, 3) - peak)
-        x[-1] = limit
-        return x
     x[0] = limit - sign * rng.randint(0, 3 * n)
+    return x
+
+
+def total_overflows(rng, n, lo, hi):
+    """N integers whose prefix sums x[0..i] stay within [lo, hi] for i < n - 1 (and so does every run x[a..b] of
+    them) while the total passes it: a first value close to a limit, small steps, the limit last."""
+    sign = rng.choice([1, -1])
+    limit = hi if sign > 0 else lo
+    x = [sign * rng.randint(-4, 8) for _ in range(n)]
+    peak = max(abs(s) for s in np.cumsum(x[:-1]).tolist())
+    x[0] += sign * (abs(limit) - rng.randint(0, 3) - peak)
+    x[-1] = limit
     return x
 
 
 def draw_floats(rng, type_name, n, kind):
     t = FLOATS[type_name]
-    if kind == "huge":  # multiples of a coarse power of two, so every sum is exact in long double and Fraction
+    if kind in ("huge", "only-total-overflows"):
+        # multiples of a coarse power of two, so every sum is exact in long double and Fraction
         bits, shift = (24, 104) if type_name == "f32" else (53, 971)
         top = 2 ** bits - 1
+        if kind == "only-total-overflows" and n >= 2:  # top * 2^shift is the type's largest finite value
+            return [float(t(v * 2.0 ** shift)) for v in total_overflows(rng, n, -top, top)]
         x = [rng.randint(-top, top) * 2.0 ** shift for _ in range(n)]
         return [float(t(v)) for v in x]
     if kind == "integers":
@@ -60,8 +78,9 @@ def draw_floats(rng, type_name, n, kind):
 
 
 def reference(type_name, x, exclusive):
-    """(outputs as Fractions or ints, per-output bound or None, index of the first value whose sum overflows or
-    None) for the scan as README defines it."""
+    """(outputs as Fractions or ints, per-output bound or None, index i of the first value x[i] that makes a written
+    output overflow, or None) for the scan as README defines it; an exclusive scan never writes the total, so its
+    last value makes nothing overflow."""
     n = len(x)
     if type_name in INTS:
         lo, hi = limits(type_name)
@@ -72,7 +91,7 @@ def reference(type_name, x, exclusive):
             written = i < n - 1 if exclusive else True  # an exclusive scan never writes the total
             if first_bad is None and written and not lo <= running <= hi:
                 first_bad = i
-        outputs = [0] + prefix[:-1] if exclusive else prefix
+        outputs = [0] + prefix[:-1] if exclusive and n else prefix
         return outputs, None, first_bad
     # floats: output i is safe while every run x[a..b] within it sums to a finite value (README); the threshold is
     # where the exact sum rounds to infinity
@@ -89,7 +108,8 @@ def reference(type_name, x, exclusive):
         running += v
         magnitude += abs(v)
         highest, lowest = max(highest, running), min(lowest, running)
-        if first_bad is None and highest - lowest >= big + ulp_half:
+        written = i < n - 1 if exclusive else True
+        if first_bad is None and written and highest - lowest >= big + ulp_half:
             first_bad = i
         if not exclusive:
             outputs.append(running)
@@ -125,7 +145,7 @@ def read_output(case, type_name, name):
 
 
 def scan_case(case, kinds_int=("small", "anywhere", "near-limit", "only-total-overflows"),
-              kinds_float=("uniform", "mixed-scales", "integers", "huge")):
+              kinds_float=("uniform", "mixed-scales", "integers", "huge", "only-total-overflows")):
     rng = case.rng
     type_name = rng.choice(["i32", "i64", "f32", "f64"])
     kind = rng.choice(kinds_int if type_name in INTS else kinds_float)
@@ -143,30 +163,31 @@ def scan_case(case, kinds_int=("small", "anywhere", "near-limit", "only-total-ov
     what = "%s %s %s scan of %d values (%s, %s)" % (type_name, kind, "exclusive" if exclusive else "inclusive", n,
                                                   "raw" if raw else "text", impl)
     if first_bad is not None:
-        # the first output that overflows is first_bad's (inclusive) or the next one's (exclusive: either is named)
-        named = [first_bad, first_bad + 1] if exclusive and first_bad + 1 < n else [first_bad]
-        optional_total = type_name in FLOATS and exclusive and first_bad == n - 1
-        if not optional_total:
-            try:
-                err = case.run_bad(args + ["--out", "prefix.txt"], inputs=[name])
-            except Failure as e:
-                raise Failure("%s: its sums overflow at element %d: %s" % (what, first_bad, e))
-            wanted = [["at element %d" % i, "%s:%d:" % (name, lines[i]) if lines else name + ":"] for i in named]
-            if not any(all(part in err for part in parts) for parts in wanted):
-                raise Failure("%s: the overflow at element %d is not named: %s" % (what, first_bad, err.strip()))
-            return
-        # a float exclusive scan whose only overflow is in the unwritten total: refusing it or scanning are both
-        # taken (README's "a parallel scan may add up that run" can be read either way)
-        status, _, err = case.run(args + ["--out", "prefix.txt"])
-        if status == 2 and "at element %d" % first_bad in err:
-            return
-        if status != 0:
-            raise Failure("%s: exit status %d: %s" % (what, status, err.strip()))
-    else:
-        try:
-            case.run_ok(args + ["--out", "prefix.txt"])
-        except Failure as e:
-            raise Failure("%s: %s" % (what, e))
+        expect_overflow(case, what, args, name, lines, first_bad, exclusive)
+        return
+    try:
+        case.run_ok(args + ["--out", "prefix.txt"])
+    except Failure as e:
+        raise Failure("%s: %s" % (what, e))
+    check_output(case, what, type_name, expected, bounds)
+
+
+def expect_overflow(case, what, args, name, lines, first_bad, exclusive):
+    """The run must be refused, naming the first output that overflows: x[first_bad] reaches output first_bad of
+    an inclusive scan and output first_bad + 1 of an exclusive one; a text file's line is x[first_bad]'s."""
+    element = first_bad + 1 if exclusive else first_bad
+    try:
+        err = case.run_bad(args + ["--out", "prefix.txt"], inputs=[name])
+    except Failure as e:
+        raise Failure("%s: its sums overflow at element %d: %s" % (what, element, e))
+    where = "%s:%d:" % (name, lines[first_bad]) if lines else name + ":"
+    if not re.search(r"\bat element %d\b" % element, err) or where not in err:
+        raise Failure("%s: x[%d] makes output %d overflow, so the error must say 'at element %d' and %r: %s" % (
+            what, first_bad, element, element, where, err.strip()))
+
+
+def check_output(case, what, type_name, expected, bounds):
+    n = len(expected)
     got = read_output(case, type_name, "prefix.txt")
     if len(got) != n:
         raise Failure("%s: --out holds %d values, expected %d" % (what, len(got), n))
@@ -178,22 +199,29 @@ def scan_case(case, kinds_int=("small", "anywhere", "near-limit", "only-total-ov
 
 
 def only_total_overflows(case):
-    """Integer sums whose only overflow is in the last value: an exclusive scan must write them all."""
+    """Sums whose only overflow is in the last value, for every type: the exclusive scan must write them all (within
+    the float bound), the inclusive scan must be refused at the last element."""
     rng = case.rng
-    type_name = rng.choice(["i32", "i64"])
+    type_name = rng.choice(["i32", "i64", "f32", "f64"])
     n = rng.choice([2, 3, 5, rng.randint(2, 300)])
-    x = draw_ints(rng, type_name, n, "only-total-overflows")
+    if type_name in INTS:
+        x = draw_ints(rng, type_name, n, "only-total-overflows")
+    else:
+        x = draw_floats(rng, type_name, n, "only-total-overflows")
     name, lines = write_input(case, type_name, x, rng.random() < 0.3)
-    expected, _, first_bad = reference(type_name, x, True)
+    args = ["--input", name, "--type", type_name, "--impl", rng.choice(IMPLS + ["all"])]
+    expected, bounds, first_bad = reference(type_name, x, True)
     assert first_bad is None
-    status, _, err = case.run(["--input", name, "--type", type_name, "--exclusive", "--impl", rng.choice(IMPLS),
-                               "--out", "prefix.txt"])
-    if status != 0:
-        raise Failure("%s exclusive scan of %d values whose sums fit but whose unwritten total overflows: exit "
-                      "status %d: %s" % (type_name, n, status, err.strip()))
-    got = read_output(case, type_name, "prefix.txt")
-    if got != expected:
-        raise Failure("%s exclusive scan, total overflowing: --out differs from the exact sums" % type_name)
+    what = "%s exclusive scan of %d values whose written sums fit but whose unwritten total overflows" % (
+        type_name, n)
+    try:
+        case.run_ok(args + ["--exclusive", "--out", "prefix.txt"])
+    except Failure as e:
+        raise Failure("%s: %s" % (what, e))
+    check_output(case, what, type_name, expected, bounds)
+    _, _, first_bad = reference(type_name, x, False)
+    assert first_bad == n - 1
+    expect_overflow(case, "%s inclusive scan of the same %d values" % (type_name, n), args, name, lines, n - 1, False)
 
 
 BAD_TOKENS = {
