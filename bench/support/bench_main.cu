@@ -99,10 +99,10 @@ void register_copy_benchmarks() {
       const int* from = thrust::raw_pointer_cast(source.data());
       int* to = thrust::raw_pointer_cast(destination.data());
       const std::int64_t shares = std::max(1u, std::thread::hardware_concurrency());
-      const bool stream = dpt::detail::should_stream<int*>(n);
+      const bool stream = dpt::cpu::should_stream<int*>(n);
       const auto copy_share = [=](std::int64_t share) {
         const std::int64_t begin = n * share / shares, end = n * (share + 1) / shares;
-        dpt::detail::with_output_store<int*>(stream, [&](auto store) {
+        dpt::cpu::with_output_store<int*>(stream, [&](auto store) {
           store(to, begin, from + begin, end - begin);
           return 0;
         });
