@@ -181,8 +181,8 @@ struct particle_cell {
 
   // Every axis is mapped, even after a bad coordinate (cell_index clamps anything, NaN included), and the verdict is
   // one select at the end, its tests joined by & rather than &&: no branch for a CPU to mispredict or a warp to
-  // diverge on. With early returns and && GCC branched here, and mapping a million random particles took 11 times as
-  // long on one core (25 ms instead of 2.3).
+  // diverge on. With early returns and && GCC branches here, which makes the map step an order of magnitude slower
+  // on random particles (docs/benchmarks.md, grid).
   DPT_HOST_DEVICE Cell operator()(std::ptrdiff_t i) const {
     Cell cell = 0, stride = 1;
     bool has_cell = true;

@@ -5,7 +5,7 @@
 //   exclusive_scan(+, 0)  → [0, 3, 11, 15, 21, 24, 33, 35]
 //
 // Any associative operator works; it need not be commutative. On CUDA and CPP the calls are
-// thrust::inclusive_scan / thrust::exclusive_scan. Thrust's OpenMP scan runs on one core (CCCL 3.0.1), so OpenMP
+// thrust::inclusive_scan / thrust::exclusive_scan. Thrust's OpenMP scan runs on one core, so OpenMP
 // and TBB policies go to dpt's CPU backend (dpt/cpu/scan.hpp): the lecture's "each core scans its slice, then
 // adds its base".
 #pragma once

@@ -122,7 +122,7 @@ struct row_dot_product {
 //   row ids           nnz × sizeof(column index): written by a fill, a scatter (one write per row) and a scan
 //                     (one read, one write), read by reduce_by_key. A vectorised binary search
 //                     (upper_bound of k in the row ends) needs no fill or scan, but costs log2(rows)
-//                     unpredictable branches per entry: ~100× slower on a CPU for bcsstk33.
+//                     unpredictable branches per entry: far slower on a CPU (docs/benchmarks.md, spmv).
 //   only when A has empty rows: the row of each non-empty row's sum and the sum itself, ≤ rows entries
 //                     each, because reduce_by_key emits one result per run of equal keys and rows without
 //                     entries have no run; those results are scattered into a zero-filled y.

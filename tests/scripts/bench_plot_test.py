@@ -4,7 +4,7 @@ the CPU target table (judged on the paired copy, falling back to the run's copy,
 streaming copy beside it), the machine lines (one per machine, even when two VMs share a host name), the fraction
 of copy (worked out from each file's own copy at the same bytes, never from the JSON's counter; none outside the
 copy's sizes), variants ranked by median time across processes, the lecture's predictions with their verdicts,
-the environment line and the reader's target.
+the environment line, the reader's target and the hand-written notes copied into their families.
 
     tests/scripts/bench_plot_test.py
 """
@@ -247,6 +247,31 @@ with tempfile.TemporaryDirectory() as work:
     text = plot([path])
     expect(text, "| sort-based grid ≥ 10× the global lock (1M particles, 16 cells) | — | not measured |",
            "a run without the sort at 1M particles did not measure the lecture's case")
+
+with tempfile.TemporaryDirectory() as work:
+    # The hand-written notes (OUT/notes.md): each "## FAMILY" section is copied into that family's section, after its
+    # table; one for a family the results do not hold gets a section of its own; text before the first heading and
+    # a heading with nothing under it are not copied.
+    path = os.path.join(work, "omp-scan.1.json.gz")
+    write(path, context("omp", 2048, "2026-12-02T07:00:00+00:00"),
+          [bench("copy/thrust_device", 20), bench("scan/dpt", 24, paired=0.90)])
+    os.makedirs(os.path.join(work, "out"))
+    with open(os.path.join(work, "out", "notes.md"), "w") as f:
+        f.write("# notes\n\nNot copied.\n\n## scan\n\n- A streamed scan took 22 ms.\n\n## grid\n\n- The map step."
+                "\n\n## sort\n\n")
+    text = plot([path])
+    lines = text.splitlines()
+    expect(text, "- A streamed scan took 22 ms.", "a family's notes are copied")
+    scan_table = next((i for i, l in enumerate(lines) if l.startswith("| omp | dpt |")), None)
+    note = lines.index("- A streamed scan took 22 ms.") if "- A streamed scan took 22 ms." in lines else None
+    if scan_table is None or note is None or not scan_table < note:
+        failures.append(f"the scan notes follow the scan table (table line {scan_table}, note line {note})")
+    expect(text, "## grid", "notes on a family without results get a section of their own")
+    expect(text, "- The map step.", "and are copied there")
+    expect_count(text, "**Measured for dpt's design** (hand-written in [notes.md](notes.md)", 2,
+                 "one heading per family with notes, linking the notes (the empty sort section has none)")
+    if "Not copied." in text or "## sort" in lines:
+        failures.append("text before the first heading, or an empty section, was copied")
 
 for failure in failures:
     print("FAILED:", failure)

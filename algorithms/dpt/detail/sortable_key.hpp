@@ -1,6 +1,6 @@
 // dpt/detail/sortable_key.hpp — keys that Thrust's CPU sorts put in the right order.
 //
-// CCCL 3.0.1's sequential radix sort — the CPP system's sort, and each core's part of the OMP and TBB sorts —
+// Thrust's sequential radix sort — the CPP system's sort, and each core's part of the OMP and TBB sorts —
 // orders negative int keys wrongly: its encoder for int works in 64 bits (NVIDIA/cccl#4919).
 //
 //   thrust::sort(thrust::cpp::par, [3, −5, −1]) → [3, −5, −1]

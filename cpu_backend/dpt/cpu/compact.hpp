@@ -103,9 +103,7 @@ struct compact_loops {
 
 // The compaction's slices: 1 MiB of input. Its reduce reads a slice once, from memory, and only the kept elements
 // (typically a fraction of it) wait in the core's scratch for the walk, so slices can be longer than a scan's
-// (256 KiB, read twice) and hand off less often. On the 2-core machine of docs/benchmarks.md, 2^24 and 2^26 random
-// int32 (about half kept) compacted 10–15% faster in 1 MiB slices than in 256 KiB ones (OMP, best of 30 runs,
-// alternated); 2 and 4 MiB were no faster.
+// (256 KiB, read twice) and hand off less often; longer slices are no faster (docs/benchmarks.md, compact).
 inline slice_sizes compact_slice_sizes(std::size_t element_bytes) {
   return slice_sizes::for_element_bytes(element_bytes, 1024 * 1024);
 }

@@ -1,6 +1,6 @@
 // dpt/cpu/scan.hpp — dpt::inclusive_scan and dpt::exclusive_scan on OpenMP and TBB.
 //
-// Thrust's OpenMP scan runs on one core (CCCL 3.0.1), and its TBB scan stays well below copy bandwidth on few
+// Thrust's OpenMP scan runs on one core, and its TBB scan stays well below copy bandwidth on few
 // cores (docs/benchmarks.md). This is the lecture's two-processor recipe instead (dpt/cpu/slice_scan.hpp) — each
 // core sums a slice, the sums become bases, and each core scans its slice from its base — over cache-sized
 // slices, so that memory sees one read and one write per element, as in a copy. Any associative operator works;
@@ -34,9 +34,8 @@ struct scan_loops {
   bool stream_output;  // write with streaming stores (dpt/cpu/streaming_store.hpp)
   scan_walk walk;      // a vector at a time only where `vectorizable` (dpt/cpu/scan_avx512.hpp)
 
-  // Measured on the machine of docs/benchmarks.md (2^26 int32, fraction of a copy on the same buffers): the
-  // one-element walk 0.61 without prefetching the next slice and 1.05 with it; the vector walk 1.15 without and
-  // 1.05 with.
+  // Only the one-element walk is slow enough to hide the next slice's fetch; the vector walk is faster without
+  // the prefetch (docs/benchmarks.md, scan).
   bool prefetches_next_slice() const { return walk == scan_walk::one_element; }
   no_scratch make_scratch(std::ptrdiff_t /*slice_length*/) const { return {}; }
 

@@ -2,7 +2,7 @@
 //
 // The CPU scans of dpt/cpu/scan.hpp and dpt/cpu/segmented_scan.hpp walk a slice with a running value, one element
 // after another: each element waits for the one before it, a cycle or two, which leaves a core little time
-// to keep memory busy (a segmented walk on one core ran at half of copy bandwidth). For sums of 4- or 8-byte
+// to keep memory busy (docs/benchmarks.md, scan). For sums of 4- or 8-byte
 // integers on a CPU with AVX-512, the walk here scans a vector in registers in log2(lanes) steps — the
 // lecture's tree scan, with lanes for processors — and then adds the running value:
 //

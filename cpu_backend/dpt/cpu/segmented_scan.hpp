@@ -1,6 +1,6 @@
 // dpt/cpu/segmented_scan.hpp — dpt::segmented_inclusive_scan and dpt::segmented_exclusive_scan on OpenMP and TBB.
 //
-// Thrust's *_scan_by_key runs serially on OpenMP and TBB (CCCL 3.0.1). The lecture's segmented scan is one scan of
+// Thrust's *_scan_by_key runs serially on OpenMP and TBB. The lecture's segmented scan is one scan of
 // (head flag, value) pairs under the operator
 //
 //   (f1, v1) ⊕ (f2, v2) = (f1 | f2,  f2 ? v2 : v1 op v2)        "a head flag cuts off everything before it"

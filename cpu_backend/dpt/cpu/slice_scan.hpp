@@ -63,8 +63,7 @@ namespace dpt::cpu {
 // How the input is cut, in elements. A slice is reduced and then walked by the same core, so the slice and
 // its output should stay in that core's L2 in between, yet be long enough that the hand-off between slices
 // (a cache line moving between cores, ~100 ns) is small next to it. Up to `serial_length` elements one core
-// does everything: waking the others costs more than it saves (on the machine of docs/benchmarks.md two cores
-// scanned 256 KiB at a quarter of one core's speed, broke even near 1 MiB and won from 4 MiB on).
+// does everything: waking the others costs more than it saves (docs/benchmarks.md, scan).
 struct slice_sizes {
   std::ptrdiff_t slice_length, serial_length;
 

@@ -12,10 +12,9 @@
 // The reduce reads only the stretch after the slice's last row start (usually one short row, which the walk
 // then finds in cache), so memory sees each non-zero about once. Each row is written by exactly one slice, the
 // one where the row ends: the slice [begin, end) with begin < row_offsets[r + 1] ≤ end; the first slice also
-// writes the empty rows at offset 0. Thrust's reduce_by_key runs serially on OpenMP (CCCL 3.0.1), after a
-// serial scan of head flags, and the row ids it needs cost two more passes: on the machine of
-// docs/benchmarks.md that composition ran 6–21× (OpenMP) and 1.6–5× (TBB) slower than this path at 8–50 M
-// non-zeros.
+// writes the empty rows at offset 0. Thrust's reduce_by_key runs serially on OpenMP, after a serial scan of head
+// flags, and the row ids it needs cost two more passes: docs/benchmarks.md (spmv) times that composition against
+// this path.
 #pragma once
 
 #include <cstddef>

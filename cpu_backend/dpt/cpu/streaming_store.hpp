@@ -3,9 +3,8 @@
 // A normal store first reads the cache line it writes into ("read for ownership"), so a loop that reads n
 // bytes and writes n bytes moves 3n bytes over the memory bus; memcpy moves 2n, because for large copies it
 // uses streaming (non-temporal) stores that write whole lines without reading them. The multicore scans of
-// dpt/cpu/slice_scan.hpp write their outputs once, in order, so they can stream them too: measured on the
-// 2-core machine of docs/benchmarks.md, a one-core scan of 2^26 int32 took 34 ms with normal stores and 22 ms
-// with streaming stores, as long as memcpy. Streaming only pays when the output is far larger than the caches
+// dpt/cpu/slice_scan.hpp write their outputs once, in order, so they can stream them too, which brings a one-core
+// scan to memcpy's time (docs/benchmarks.md, scan). Streaming only pays when the output is far larger than the caches
 // (otherwise its next reader would have found it there), and it needs x86-64 and a raw pointer to a 4- or
 // 8-byte trivially copyable type; everything else is stored normally.
 #pragma once

@@ -79,8 +79,8 @@ void launch(const char* name, dim3 grid, dim3 block, stream_t stream, void (*ker
 #if defined(__CUDACC__)
 // The stream-ordered pool that scratch comes from: one of dpt's own per device, which keeps what is freed. The
 // device's default pool has a release threshold of 0: at every synchronisation it hands freed memory back, and
-// the next cudaMallocAsync maps pages again while the GPU idles between the scan's launches. On an H200
-// (scripts/gpu-check, 2026-11-30) every custom scan then took 55–90 µs at 4096 elements, CUB 13–16 µs.
+// the next cudaMallocAsync maps pages again while the GPU idles between the scan's launches, which makes a small
+// custom scan several times slower than CUB's (docs/benchmarks/gpu/README.md).
 inline cudaMemPool_t scratch_pool() {
   int device = 0;
   check(cudaGetDevice(&device), "cudaGetDevice");
