@@ -8,7 +8,7 @@
 # The files a build of dpt reads, relative to ROOT, one a line, sorted: every file of the folders that hold
 # sources and CMake code, less Python's caches (git-ignored, so they need not travel).
 dpt_build_inputs() {  # dpt_build_inputs ROOT
-  (cd "$1" && find CMakeLists.txt CMakePresets.json cmake algorithms custom_kernels apps tests bench -type f \
+  (cd "$1" && find CMakeLists.txt CMakePresets.json cmake cpu_backend algorithms custom_kernels apps tests bench -type f \
     ! -path '*/__pycache__/*' ! -name '*.pyc' | LC_ALL=C sort)
 }
 

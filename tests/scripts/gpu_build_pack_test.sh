@@ -17,7 +17,7 @@ export PATH="$work/bin:$PATH"
 
 # A source tree with every folder a build reads, and a Python cache that does not count.
 root=$work/root
-mkdir -p "$root"/{cmake,algorithms/dpt,custom_kernels,apps,tests/scripts/__pycache__,bench}
+mkdir -p "$root"/{cmake,cpu_backend/dpt/cpu,algorithms/dpt,custom_kernels,apps,tests/scripts/__pycache__,bench}
 echo 'project(x)' >"$root/CMakeLists.txt"
 echo '{}' >"$root/CMakePresets.json"
 echo '# helpers' >"$root/cmake/helpers.cmake"
@@ -26,6 +26,8 @@ echo 'int main() {}' >"$root/tests/test_a.cu"
 echo 'cache' >"$root/tests/scripts/__pycache__/plot.cpython-311.pyc"
 echo 'bench' >"$root/bench/bench_a.cu"
 echo 'kernel' >"$root/custom_kernels/k.hpp"
+echo 'int cpu_scan();' >"$root/cpu_backend/dpt/cpu/scan.hpp"
+grep -qxF cpu_backend/dpt/cpu/scan.hpp <(dpt_build_inputs "$root") || fail "the CPU backend is not a build input"
 echo 'app' >"$root/apps/main.cu"
 
 # A build: executables and a static library to pack; CMake's compiler-id program and scripts to leave out.
