@@ -14,10 +14,13 @@
 //   * Values are compared with the edges in NumPy's "bin type": float32 for float32 data (the bounds are
 //     Python floats, which NumPy treats as weakly typed), float64 for everything else (integers included).
 //     The edges are rounded to that type.
-//   * A value is kept when edge[0] <= x <= edge[K]. Its bin is first estimated as ⌊(x − lo)·K / (hi − lo)⌋
-//     (K − 1 when that gives K), then moved down by one if x < edge[bin] and up by one if x ≥ edge[bin + 1]
-//     (unless bin is the last), so a value on an edge lands where the edges say, whatever the rounding of the
-//     estimate.
+//   * A value is kept when edge[0] <= x <= edge[K]. Its bin is first guessed as ⌊((x − lo) / (hi − lo))·K⌋
+//     (K − 1 when that gives K), x − lo rounded in the bin type and the rest in the wider of the bin type and
+//     the bounds' type, then moved down by one if x < edge[bin] and up by one if x ≥ edge[bin + 1] (unless bin is
+//     the last): one step, so a value on an edge lands where the edges say whenever the guess is at most one
+//     bin off, and elsewhere where that one step leaves it. The guess is further off where the edges are
+//     uneven by whole bins, in ranges a few subnormals wide: 0, 1, …, 7 times 5e-324 in 5 bins have edges
+//     0 1 2 3 4 7 (times 5e-324), and 4·5e-324, guessed in bin 2, steps only to bin 3 ([1 1 1 2 3]).
 //   * An empty range, lo == hi, is widened to [lo − 0.5, hi + 0.5] in the arithmetic of the bounds, whether
 //     the caller gave it or took it from the data (np.histogram([1.0], 2, range=(1, 1)) has edges 0.5, 1, 1.5).
 //   * Errors: K < 1; bounds that are not finite; lo > hi; an empty range that widening leaves empty (|v| so
@@ -37,6 +40,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -95,10 +99,13 @@ struct numpy_bin_index {
                 "histogram values are integers, float or double");
   // NumPy's bin type: float32 data stays float32, everything else is compared as float64.
   using compare_type = std::conditional_t<std::is_same_v<Value, float>, float, double>;
+  // The type of NumPy's first guess: the bin type divided by hi − lo in the bounds' type.
+  using guess_type = std::common_type_t<compare_type, Bound>;
 
   int bins;
   Bound lo, hi, step;
-  double estimate_scale;  // K / (hi − lo), for the first guess only
+  guess_type width;    // hi − lo, NumPy's divisor
+  double guess_scale;  // K / (hi − lo) for the fast guess; 0 where only NumPy's division will do
 
   DPT_HOST_DEVICE int below_slot() const { return bins; }
   DPT_HOST_DEVICE int above_slot() const { return bins + 1; }
@@ -110,16 +117,40 @@ struct numpy_bin_index {
                      : static_cast<compare_type>(detail::multiply_then_add(static_cast<Bound>(i), step, lo));
   }
 
+  // The bin guessed from g ≈ ((x − lo) / (hi − lo))·K: ⌊g⌋, and K − 1 for K or more (NumPy fails with an
+  // IndexError past K, which only float32 values in a range finer than float32 can reach).
+  DPT_HOST_DEVICE int guess_bin(double g) const { return g < bins ? static_cast<int>(g) : bins - 1; }
+
+  // NumPy's one step from a guessed bin: down if x is below its lower edge, up if x is on or above its upper one.
+  DPT_HOST_DEVICE int step_once(compare_type x, int bin) const {
+    if (x < edge(bin)) return bin - 1;
+    if (bin != bins - 1 && x >= edge(bin + 1)) return bin + 1;
+    return bin;
+  }
+
+  // NumPy divides by hi − lo for every value; dpt multiplies by the scale K / (hi − lo), f = (x − lo)·scale, and
+  // divides only where the step from ⌊f⌋ moves. That is NumPy's answer exactly:
+  //   * ⌊f⌋ and NumPy's guess ⌊g⌋ differ by at most one (K − 1 for either when it is K or more). With t the exact
+  //     (x − lo)·K / (hi − lo), x − lo as rounded in both, g = t(1 + a)(1 + b) and f = t(1 + c)(1 + d), where
+  //     |a|, |b| ≤ u, the unit roundoff of guess_type, and |c|, |d| ≤ 2⁻⁵³ ≤ u while the scale is a normal
+  //     double (make_numpy_bin_index drops the fast guess otherwise). So |f − g| ≤ 4.01·u·t, below 1 for
+  //     t ≤ 2K when K ≤ 1 / (16u) (2²⁰ bins for float32 guesses, every int for float64; else the fast guess is
+  //     dropped too); for t > 2K both are past K. An underflow, the one rounding without a relative bound, needs
+  //     t < 2⁻⁹⁰, where both are 0.
+  //   * If the step from ⌊f⌋ stays, x is in bin ⌊f⌋ (the edges rise, as dpt::histogram checks), and NumPy's step
+  //     from one bin either side of it moves there.
   DPT_HOST_DEVICE int operator()(Value value) const {
     const auto x = static_cast<compare_type>(value);
     if (x != x) return nan_slot();
     if (x < edge(0)) return below_slot();
     if (x > edge(bins)) return above_slot();
-    const double estimate = (static_cast<double>(x) - static_cast<double>(lo)) * estimate_scale;
-    int bin = estimate >= bins ? bins - 1 : (estimate > 0 ? static_cast<int>(estimate) : 0);
-    if (x < edge(bin) && bin > 0) --bin;
-    if (bin != bins - 1 && x >= edge(bin + 1)) ++bin;
-    return bin;
+    const auto offset = static_cast<guess_type>(x - static_cast<compare_type>(lo));
+    if (guess_scale != 0) {
+      const int guess = guess_bin(offset * guess_scale);
+      const int bin = step_once(x, guess);
+      if (bin == guess) return bin;
+    }
+    return step_once(x, guess_bin((offset / width) * static_cast<guess_type>(bins)));
   }
 };
 
@@ -161,8 +192,11 @@ numpy_bin_index<Value, Bound> make_numpy_bin_index(const even_bins<Bound>& given
                                 ", so its bins have no finite width");
   }
   const Bound step = width / static_cast<Bound>(spec.count);
-  const double scale = spec.count / (static_cast<double>(spec.hi) - static_cast<double>(spec.lo));
-  return {spec.count, spec.lo, spec.hi, step, scale};
+  using guess_type = typename numpy_bin_index<Value, Bound>::guess_type;
+  // the fast guess is at most one bin from NumPy's for a normal scale and K ≤ 1 / (16u) (numpy_bin_index)
+  const double scale = spec.count / static_cast<double>(static_cast<guess_type>(width));
+  const bool close = std::isnormal(scale) && spec.count <= 0.125 / std::numeric_limits<guess_type>::epsilon();
+  return {spec.count, spec.lo, spec.hi, step, static_cast<guess_type>(width), close ? scale : 0.0};
 }
 
 namespace detail {
