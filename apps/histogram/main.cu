@@ -110,7 +110,8 @@ std::vector<std::string> compare_methods(const histogram_options& o, const std::
   } catch (const std::invalid_argument& e) {
     throw dpt::app::check_failure(std::string("the sequential count refuses the bins that dpt accepted: ") + e.what());
   }
-  const histogram_counts reference = o.check ? dpt::app::sequential_histogram(values, edges) : runs.front().result;
+  const histogram_counts reference =
+      o.check ? dpt::app::sequential_histogram(values, o.bins, o.range) : runs.front().result;
   const std::string reference_name = o.check ? "the sequential count" : std::string("method ") + runs.front().name;
   std::vector<std::string> differences;
   for (const auto& run : runs) differences.push_back(first_difference(run.result, reference, edges, reference_name));

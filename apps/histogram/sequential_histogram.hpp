@@ -1,7 +1,7 @@
-// dpt-histogram --check's reference, and test_histogram's: NumPy 2's histogram counted one value at a time, by
-// binary search over edges this file computes itself from NumPy's documented algorithm — the data's min and max
-// (or the range given), np.linspace, the bin type — and not from dpt's bins or dpt's bin formula; and the
-// comparison of an answer with it.
+// dpt-histogram --check's reference, and test_histogram's: NumPy 2's histogram counted one value at a time, as
+// numpy/lib/_histograms_impl.py counts, with edges this file computes itself from NumPy's algorithm — the data's
+// min and max (or the range given), np.linspace, the bin type — and not from dpt's bins or dpt's bin formula; and
+// the comparison of an answer with it.
 //
 //   values 0.1 0.7 0.3 0.9 0.35 0.6 1.4, 4 bins over [0, 1]: edges 0 0.25 0.5 0.75 1
 //     →  counts 1 2 2 1, one value above the range
@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -45,13 +46,20 @@ inline std::ostream& operator<<(std::ostream& os, const histogram_counts& h) {
 template <class Value>
 using numpy_bin_type = std::conditional_t<std::is_same_v<Value, float>, float, double>;
 
+// NumPy's empty range: [v, v] becomes [v − 0.5, v + 0.5], in Bound.
+template <class Bound>
+std::pair<Bound, Bound> numpy_outer_edges(Bound first, Bound last) {
+  if (first == last) return {first - Bound(0.5), last + Bound(0.5)};
+  return {first, last};
+}
+
 // np.histogram_bin_edges for bounds `first` and `last` of type Bound (double: Python floats; float: np.float32
-// scalars), as NumPy 2 computes them: an empty range widened by 0.5 each way in Bound; np.linspace(first, last,
-// k + 1) in Bound, i.e. i·((last − first) / k) + first with each operation rounded, the last edge `last`; each edge
-// rounded to BinType. Throws std::invalid_argument, as NumPy 2 does, when the edges are not strictly increasing.
+// scalars), as NumPy 2 computes them: an empty range widened (numpy_outer_edges); np.linspace(first, last, k + 1) in
+// Bound, i.e. i·((last − first) / k) + first with each operation rounded, the last edge `last`; each edge rounded to
+// BinType. Throws std::invalid_argument, as NumPy 2 does, when the edges are not strictly increasing.
 template <class BinType, class Bound>
 std::vector<BinType> numpy_linspace_edges(Bound first, Bound last, int k) {
-  if (first == last) first -= Bound(0.5), last += Bound(0.5);
+  std::tie(first, last) = numpy_outer_edges(first, last);
   const Bound step = (last - first) / static_cast<Bound>(k);
   std::vector<BinType> edges(k + 1);
   for (int i = 0; i < k; ++i) {
@@ -66,55 +74,77 @@ std::vector<BinType> numpy_linspace_edges(Bound first, Bound last, int k) {
   return edges;
 }
 
-// The edges of np.histogram(values, bins=k, range=range) in NumPy 2: a range given is a pair of Python floats;
-// without one the bounds are 0 and 1 for no values, else the data's min and max in the data's type (float32 data
-// keeps float32 bounds, integers become float64). The values must be finite when no range is given.
+// f(first, last) for the bounds of np.histogram(values, bins=k, range=range) in NumPy 2: a range given is a pair
+// of Python floats; without one the bounds are 0 and 1 for no values, else the data's min and max in the data's
+// type (float32 data keeps float32 bounds, integers become float64). The values must be finite when no range is
+// given.
+template <class Value, class F>
+auto with_numpy_bounds(const std::vector<Value>& values, const std::optional<std::pair<double, double>>& range, F f) {
+  if (range) return f(range->first, range->second);
+  if (values.empty()) return f(0.0, 1.0);
+  const auto [min, max] = std::minmax_element(values.begin(), values.end());
+  return f(static_cast<numpy_bin_type<Value>>(*min), static_cast<numpy_bin_type<Value>>(*max));
+}
+
+// The edges of np.histogram(values, bins=k, range=range) in NumPy 2 (with_numpy_bounds, numpy_linspace_edges).
 template <class Value>
 std::vector<numpy_bin_type<Value>> numpy_bin_edges(const std::vector<Value>& values, int k,
                                                    const std::optional<std::pair<double, double>>& range) {
-  using bin_type = numpy_bin_type<Value>;
-  if (range) return numpy_linspace_edges<bin_type>(range->first, range->second, k);
-  if (values.empty()) return numpy_linspace_edges<bin_type>(0.0, 1.0, k);
-  const auto [min, max] = std::minmax_element(values.begin(), values.end());
-  return numpy_linspace_edges<bin_type>(static_cast<bin_type>(*min), static_cast<bin_type>(*max), k);
+  return with_numpy_bounds(values, range, [k](auto first, auto last) {
+    return numpy_linspace_edges<numpy_bin_type<Value>>(first, last, k);
+  });
 }
 
-// Each value's bin is the one whose half-open interval [edge i, edge i+1) holds it, found by binary search; the
-// last bin also takes the last edge. NaN, values below edge 0 (−Inf too) and above the last edge (+Inf too) are
-// counted apart.
-template <class Value, class Edge>
-histogram_counts sequential_histogram(const std::vector<Value>& values, const std::vector<Edge>& edges) {
-  const auto k = edges.size() - 1;
+// np.histogram(values, bins=k, range=(first, last)) in NumPy 2 with bounds of type Bound, value by value as NumPy
+// 2's equal-bins fast path counts: NaN, values below the first edge (−Inf too) and above the last (+Inf too)
+// apart; the others guessed in bin ⌊((x − first) / (last − first))·k⌋ (x − first in the bin type, the rest in the
+// wider of the bin type and Bound; k − 1 for k), then moved one bin down if below the guessed bin's lower edge, or
+// one bin up if on or above its upper edge (except from the last bin). One step only: where the guess is further
+// off, as in ranges a few subnormals wide, NumPy's count is not the edges' alone.
+template <class Value, class Bound>
+histogram_counts sequential_histogram(const std::vector<Value>& values, Bound first, Bound last, int k) {
+  using bin_type = numpy_bin_type<Value>;
+  using guess_type = std::common_type_t<bin_type, Bound>;
+  const auto edges = numpy_linspace_edges<bin_type>(first, last, k);
+  std::tie(first, last) = numpy_outer_edges(first, last);
   histogram_counts h;
   h.counts.assign(k, 0);
   for (const Value v : values) {
-    const auto x = static_cast<Edge>(v);
-    if (std::isnan(static_cast<double>(x))) {
+    const auto x = static_cast<bin_type>(v);
+    if (std::isnan(x)) {
       ++h.nan;
     } else if (x < edges[0]) {
       ++h.below;
     } else if (x > edges[k]) {
       ++h.above;
-    } else if (x == edges[k]) {
-      ++h.counts[k - 1];
     } else {
-      ++h.counts[std::upper_bound(edges.begin(), edges.end(), x) - edges.begin() - 1];
+      // NumPy's first guess, in NumPy's types (k − 1 for k), then one step by the edges, and no more
+      const auto offset = static_cast<guess_type>(x - static_cast<bin_type>(first));
+      const guess_type guess = offset / static_cast<guess_type>(last - first) * static_cast<guess_type>(k);
+      int bin = guess < k ? static_cast<int>(guess) : k - 1;
+      if (x < edges[bin]) {
+        --bin;
+      } else if (bin != k - 1 && x >= edges[bin + 1]) {
+        ++bin;
+      }
+      ++h.counts[bin];
     }
   }
   return h;
 }
 
-// np.histogram(values, bins=k, range=range) in NumPy 2 (see numpy_bin_edges).
+// np.histogram(values, bins=k, range=range) in NumPy 2 (with_numpy_bounds).
 template <class Value>
 histogram_counts sequential_histogram(const std::vector<Value>& values, int k,
                                       const std::optional<std::pair<double, double>>& range) {
-  return sequential_histogram(values, numpy_bin_edges(values, k, range));
+  return with_numpy_bounds(values, range,
+                           [&](auto first, auto last) { return sequential_histogram(values, first, last, k); });
 }
 
-// np.histogram(values, bins=bins.count, range=(bins.lo, bins.hi)) with the bounds of type Bound (numpy_linspace_edges).
+// np.histogram(values, bins=bins.count, range=(bins.lo, bins.hi)) with the bounds of type Bound.
 template <class Value, class Bound>
 histogram_counts sequential_histogram(const std::vector<Value>& values, const dpt::even_bins<Bound>& bins) {
-  return sequential_histogram(values, numpy_linspace_edges<numpy_bin_type<Value>>(bins.lo, bins.hi, bins.count));
+  return sequential_histogram(values, bins.lo, bins.hi, bins.count);
 }
 
 // Where `got` first differs from `expected`, in words ("bin 2, [0.5, 0.75): 1 value where the sequential count
