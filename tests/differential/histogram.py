@@ -16,7 +16,8 @@ Values come as text (blank lines, spaces, CRLF), raw .f32, .f64 or .u8, and are 
 (np.fromfile), so the reference sees what the app sees: edges in the bins' dtype (float32 for float32 data), the bin
 of a value on an edge, the last bin closed. Random bins (1..1000, sometimes more), with and without --range
 (inside, around or across the data, LO = HI widened), and values that sit on the edges: linspace data (NumPy 2's
-float32 linspace for .f32), repeated values, one distinct value, integers, NaN and Inf where a range is given.
+float32 linspace for .f32), repeated values, one distinct value, integers, NaN and Inf where a range is given; and
+multiples of the smallest subnormal, whose edges are uneven by whole bins.
 --out must equal NumPy 2's counts and the dropped line its below/above/NaN counts, for every --method. Where NumPy 2
 refuses (NaN or Inf without a range, bins too narrow for distinct edges) the app must exit 2; so must malformed
 lines (naming the line), raw files of the wrong size, and an --out naming the input."""
@@ -143,11 +144,11 @@ def numpy_reference(x, bins, given_range):
     in the bin type and the division in calc (last - first is a float32 scalar for float32 data without a range, a
     float64 one otherwise, so float32 data with a range divides in float64), truncated, and bins made bins - 1; then
     one bin down if v < edge[i], one up if v >= edge[i + 1] (but not past the last). That equals the bin of
-    [edge i, edge i+1) that holds v whenever the estimate is off by at most one bin, as it is for every drawn case;
-    NumPy 2 counts otherwise only where the edges are uneven by whole bins, in a range a few subnormals wide: the
-    values 0, 1, ..., 7 times 5e-324 in 5 bins have edges 0 1 2 3 4 7 (times 5e-324), and NumPy 2 puts 4 (estimate
-    2.86, moved up once) in bin 3, [3, 4), counting [1 1 1 2 3]. The values below edge 0, above the last edge and NaN
-    are those NumPy 2 drops, counted apart."""
+    [edge i, edge i+1) that holds v whenever the estimate is off by at most one bin; it is further off where the
+    edges are uneven by whole bins, in a range a few subnormals wide (subnormal_range draws them), and there the one
+    step, not the edges, decides: the values 0, 1, ..., 7 times 5e-324 in 5 bins have edges 0 1 2 3 4 7 (times
+    5e-324), and NumPy 2 puts 4 (estimate 2.86, moved up once) in bin 3, [3, 4), counting [1 1 1 2 3]. The values
+    below edge 0, above the last edge and NaN are those NumPy 2 drops, counted apart."""
     found = numpy2_bin_edges(x, bins, given_range)
     if found is None:
         return None
@@ -197,6 +198,34 @@ def random_histogram(case):
     given_range = draw_range(rng, x, fmt)
     if kind == "with NaN and Inf" and rng.random() < 0.8:
         given_range = given_range or draw_range(rng, x[np.isfinite(x)], fmt) or (-1.0, 1.0)
+    check_counts(case, x, fmt, bins, given_range, kind)
+
+
+def subnormal_range(case):
+    """Values that are multiples of the smallest subnormal (5e-324 in float64, 1e-45 in float32), a few to 2**52 of
+    them apart, so that the edges are uneven by whole bins (where NumPy 2's first guess is more than one bin off and
+    its one step, not the edges, decides) or nearly even; the data's own range or one given around it."""
+    rng = case.rng
+    fmt = rng.choice(["f64", "f32", "txt"])
+    dtype, smallest = FORMATS[fmt], (2.0 ** -149 if fmt == "f32" else 2.0 ** -1074)
+    top = 1 << rng.choice([rng.randint(0, 12), rng.randint(0, 22 if fmt == "f32" else 52)])
+    base, width = rng.randint(0, top), rng.randint(1, top)
+    n = draw_size(rng, 3000, 20000)
+    nprng = np.random.default_rng(rng.getrandbits(64))
+    steps = np.concatenate([[base, base + width][:n], nprng.integers(base, base + width + 1, max(0, n - 2))])
+    x = (steps.astype(np.float64) * smallest).astype(dtype)  # exact: fewer than 2**53 (2**24) smallest subnormals
+    bins = rng.randint(1, min(width, 50) if rng.random() < 0.7 else 2000)
+    given_range = None
+    if rng.random() < 0.4:
+        a, b = sorted(rng.randint(max(0, base - width // 4), base + width + width // 4) for _ in range(2))
+        given_range = (a * smallest, b * smallest)
+    check_counts(case, x, fmt, bins, given_range, "subnormal multiples %d + 0..%d" % (base, width))
+
+
+def check_counts(case, x, fmt, bins, given_range, kind):
+    """--out and the dropped line for x in bins with given_range, one random --method, against NumPy 2's counts;
+    where NumPy 2 refuses, exit status 2."""
+    rng = case.rng
     name, _ = write_values(case, x, fmt)
     method = rng.choice(METHODS)
     args = ["--input", name, "--bins", str(bins), "--method", method] + range_args(given_range) + ["--out", "counts.txt"]
@@ -260,6 +289,7 @@ def out_names_input(case):
 
 CLASSES = [
     ("random values", 12, random_histogram),
+    ("subnormal range", 3, subnormal_range),
     ("malformed line", 2, malformed_line),
     ("raw file of the wrong size", 1, wrong_size_raw_file),
     ("--out names the input", 1, out_names_input),

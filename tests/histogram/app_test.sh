@@ -135,6 +135,16 @@ expect_counts "one float32 value" "1 0" --input "$work/one.f32" --bins 2 --check
 # np.histogram(np.array([0.5, 0.25, 1.0, 2.0], np.float32), bins=3)
 printf '\x00\x00\x00\x3f\x00\x00\x80\x3e\x00\x00\x80\x3f\x00\x00\x00\x40' >"$work/ok.f32"
 expect_counts "float32" "2 1 1" --input "$work/ok.f32" --bins 3
+# ranges a few subnormals wide, where NumPy 2's first guess is more than one bin off and its one step decides (the
+# edges alone would say 1 1 1 1 4): np.histogram(np.arange(8) * 5e-324, 5) and
+# np.histogram((np.arange(8) * np.float32(1e-45)).astype(np.float32), 5), every method checked
+printf '\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00'\
+'\x03\x00\x00\x00\x00\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00\x00\x05\x00\x00\x00\x00\x00\x00\x00'\
+'\x06\x00\x00\x00\x00\x00\x00\x00\x07\x00\x00\x00\x00\x00\x00\x00' >"$work/subnormal.f64"
+expect_counts "float64 subnormals, checked" "1 1 1 2 3" --input "$work/subnormal.f64" --bins 5 --method all --check
+printf '\x00\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03\x00\x00\x00\x04\x00\x00\x00\x05\x00\x00\x00'\
+'\x06\x00\x00\x00\x07\x00\x00\x00' >"$work/subnormal.f32"
+expect_counts "float32 subnormals, checked" "1 1 1 2 3" --input "$work/subnormal.f32" --bins 5 --method all --check
 # generated Zipf values: every method gives the counts of the default method, which add up to N
 "$app" --generate zipf --n 5000 --seed 3 --bins 5 --out "$work/zipf.txt" >/dev/null || fail "zipf: exit status $?"
 [[ $(awk '{ s += $1 } END { print s }' "$work/zipf.txt") == 5000 ]] || fail "zipf: counts do not add up to 5000"

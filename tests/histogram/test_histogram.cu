@@ -196,6 +196,31 @@ TEST_CASE("histogram counts every input type without a range as NumPy 2 does", "
   }
 }
 
+TEST_CASE("histogram counts ranges a few subnormals wide as NumPy 2 does", "[histogram]" DPT_BACKEND_TAG) {
+  // The edges are uneven by whole bins there, NumPy 2's first guess ((x - lo) / (hi - lo)) * K is more than one
+  // bin off, and its one step leaves values where the edges alone would not: its counts, not the edges', are the
+  // answer.
+  SECTION("float64: K / (hi - lo) overflows") {
+    // np.histogram(np.arange(8) * 5e-324, 5): edges 0 1 2 3 4 7 (times 5e-324); 4 is guessed in bin 2, steps to 3
+    std::vector<double> values;
+    for (int i = 0; i < 8; ++i) values.push_back(i * std::numeric_limits<double>::denorm_min());
+    check_every_method(values, dpt::even_bins{5, values.front(), values.back()}, {{1, 1, 1, 2, 3}, 0, 0, 0});
+  }
+  SECTION("float32: guessed in float32, where a guess in float64 may land on the other side of an integer") {
+    // np.histogram((np.arange(8) * np.float32(1e-45)).astype(np.float32), 5)
+    std::vector<float> values;
+    for (int i = 0; i < 8; ++i) values.push_back(i * std::numeric_limits<float>::denorm_min());
+    check_every_method(values, dpt::even_bins{5, values.front(), values.back()}, {{1, 1, 1, 2, 3}, 0, 0, 0});
+    // np.histogram((np.arange(28, 73) * np.float32(1e-45)).astype(np.float32), 30): 50·1e-45 is guessed in bin 15
+    // (float32: 15.0), which steps to 16; a float64 guess, 14.999…, would step only to 15
+    values.clear();
+    for (int i = 28; i < 73; ++i) values.push_back(i * std::numeric_limits<float>::denorm_min());
+    check_every_method(
+        values, dpt::even_bins{30, values.front(), values.back()},
+        {{1, 1, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 3}, 0, 0, 0});
+  }
+}
+
 TEST_CASE("histogram counts uint8 pixels", "[histogram]" DPT_BACKEND_TAG) {
   std::vector<std::uint8_t> ramp(256);
   for (int i = 0; i < 256; ++i) ramp[i] = static_cast<std::uint8_t>(i);
