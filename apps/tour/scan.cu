@@ -8,7 +8,7 @@
 #include <vector>
 
 #include <dpt/kernels/device_scan.hpp>
-#include <dpt/kernels/scan_each.hpp>
+#include <scaffolding/scan_each.hpp>
 #include "tour/example.hpp"
 
 namespace dpt::tour {

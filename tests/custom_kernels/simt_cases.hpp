@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include <dpt/kernels/device_scan.hpp>
+#include <dpt/kernels/look_back.hpp>
 
 namespace dpt::test {
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include <dpt/kernels/device_scan.hpp>
-#include <dpt/kernels/scan_each.hpp>
+#include <scaffolding/scan_each.hpp>
 #include "custom_kernels/scan_inputs.hpp"
 #include "custom_kernels/simt_cases.hpp"
 #include "support/operators.hpp"

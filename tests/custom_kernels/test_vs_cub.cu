@@ -23,7 +23,7 @@
 #include <vector>
 
 #include <dpt/kernels/device_scan.hpp>
-#include <dpt/kernels/scan_each.hpp>
+#include <scaffolding/scan_each.hpp>
 #include "custom_kernels/scan_inputs.hpp"
 #include "support/operators.hpp"
 #include "support/random_inputs.hpp"

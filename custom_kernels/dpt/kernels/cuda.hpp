@@ -163,6 +163,20 @@ class device_buffer {
   stream_t stream_;
 };
 
+// Every piece of a scan's scratch starts 16-byte aligned, or more where T needs it (cudaMalloc gives 256).
+template <class T>
+constexpr std::size_t scratch_alignment = alignof(T) > 16 ? alignof(T) : 16;
+
+// Throws std::invalid_argument unless caller-owned scratch holds `needed` bytes at `alignment`.
+inline void check_temp_storage(const char* who, const void* d_temp_storage, std::size_t temp_storage_bytes,
+                               std::size_t needed, std::size_t alignment) {
+  if (temp_storage_bytes < needed)
+    throw std::invalid_argument(std::string(who) + ": temp_storage_bytes is less than the size query asked for");
+  if (reinterpret_cast<std::uintptr_t>(d_temp_storage) % alignment != 0)
+    throw std::invalid_argument(std::string(who) + ": d_temp_storage is not aligned to " + std::to_string(alignment) +
+                                " bytes");
+}
+
 // Storage for N values of T without constructing them: `__shared__` variables cannot have constructors under
 // nvcc, and every slot is written before it is read.
 template <class T, int N>

@@ -16,7 +16,7 @@
 // The carries are the lecture's segmented scan: each thread, then each tile, reduces its items to an
 // open_row — (did a row end?, sum since the last row end) — whose combination is a scan with a head flag at
 // every row end. A block scan gives each thread the open row coming in; decoupled look-back over the tiles
-// before it (dpt/kernels/device_scan.hpp) gives the block the open row coming into its tile. Each thread writes
+// before it (dpt/kernels/look_back.hpp) gives the block the open row coming into its tile. Each thread writes
 // every row that ends among its items: all but the first are complete within the thread, and the first gets
 // the incoming open sum added. Every entry is read once, every y once, with no atomics and no second launch.
 //
@@ -29,7 +29,8 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "dpt/kernels/device_scan.hpp"
+#include "dpt/kernels/block_scan.hpp"
+#include "dpt/kernels/look_back.hpp"
 
 namespace dpt::kernels {
 namespace detail {

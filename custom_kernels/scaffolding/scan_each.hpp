@@ -1,6 +1,7 @@
-// dpt/kernels/scan_each.hpp — the warp and block scans on their own: every warp (32 values) or every block
+// scaffolding/scan_each.hpp — the warp and block scans on their own: every warp (32 values) or every block
 // (BlockThreads values) of an array scanned independently, one value per thread. The tests diff these against
-// cub::WarpScan and cub::BlockScan, and the tour counts their work.
+// cub::WarpScan and cub::BlockScan, and the tour counts their work. Scaffolding for them, not a public kernel:
+// it lies outside custom_kernels/dpt, so `cmake --install` leaves it out.
 //
 //   scan_each_warp, inclusive, op = +:   in  [1 1 1 … (32) | 2 2 2 … (32)]
 //                                        out [1 2 3 … 32   | 2 4 6 … 64  ]
