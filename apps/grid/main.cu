@@ -355,18 +355,22 @@ int run(const grid_options& o) {
   return 0;
 }
 
+// The run a command line asks for, at its dimension and precision.
+int run(const grid_options& o) {
+  const bool three_d = o.dims.size() == 3;
+  if (o.single_precision) return three_d ? run<3, float>(o) : run<2, float>(o);
+  return three_d ? run<3, double>(o) : run<2, double>(o);
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
   return dpt::app::run_app("dpt-grid", [&] {
-    const dpt::app::cli args = dpt::app::parse_grid_command_line(argc, argv);
-    if (args.has("help")) {
+    const auto o = dpt::app::parse_grid_options(argc, argv);
+    if (!o) {
       std::fputs(dpt::app::grid_usage, stdout);
       return 0;
     }
-    const grid_options o = dpt::app::parse_grid_options(args);
-    const bool three_d = o.dims.size() == 3;
-    if (o.single_precision) return three_d ? run<3, float>(o) : run<2, float>(o);
-    return three_d ? run<3, double>(o) : run<2, double>(o);
+    return run(*o);
   });
 }

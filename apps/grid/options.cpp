@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "support/command_line.hpp"
 #include "support/errors.hpp"
 
 namespace dpt::app {
@@ -44,13 +45,6 @@ const char* const grid_usage =
     "cell's start and end) and of each solution. Exit status: 0 ok, 1 check failed or the run could not finish\n"
     "(not enough memory, a failed write), 2 bad input (one line naming the file and line; no output file is\n"
     "left behind).\n";
-
-cli parse_grid_command_line(int argc, char* argv[]) {
-  return cli(argc, argv,
-             {"input", "generate", "n", "seed", "dims", "domain", "radius", "solution", "cells-out", "neighbors-out",
-              "png", "precision"},
-             {"clamp", "check", "help"});
-}
 
 namespace {
 
@@ -102,30 +96,47 @@ std::vector<double> parse_domain(const std::string& text, std::size_t dimensions
 
 }  // namespace
 
-grid_options parse_grid_options(const cli& args) {
+std::optional<grid_options> parse_grid_options(int argc, const char* const argv[]) {
+  command_line app{"dpt-grid"};
+  std::string n, seed, dims, domain, radius, solution = "5", precision = "double";
+  bool help = false;
   grid_options o;
-  if (!args.positionals().empty())
-    throw input_error("unexpected argument " + quote_token(args.positionals()[0]) + " (try --help)");
-  if (args.has("input") == args.has("generate")) throw input_error("give either --input FILE.csv or --generate KIND");
-  o.input_path = args.get_or("input", "");
-  o.generate = args.get_or("generate", "");
-  if (args.has("generate")) {
+  add_value_option(app, "input", o.input_path);
+  add_value_option(app, "generate", o.generate);
+  add_value_option(app, "n", n);
+  add_value_option(app, "seed", seed);
+  add_value_option(app, "dims", dims);
+  add_value_option(app, "domain", domain);
+  add_value_option(app, "radius", radius);
+  add_value_option(app, "solution", solution);
+  add_value_option(app, "cells-out", o.cells_out);
+  add_value_option(app, "neighbors-out", o.neighbors_out);
+  add_value_option(app, "png", o.png_out);
+  add_value_option(app, "precision", precision);
+  add_flag_option(app, "clamp", o.clamp);
+  add_flag_option(app, "check", o.check);
+  add_flag_option(app, "help", help);
+  const auto positionals = parse_command_line(app, argc, argv);
+  if (help) return std::nullopt;
+
+  if (!positionals.empty()) throw input_error("unexpected argument " + quote_token(positionals[0]) + " (try --help)");
+  if (given(app, "input") == given(app, "generate"))
+    throw input_error("give either --input FILE.csv or --generate KIND");
+  if (given(app, "generate")) {
     if (o.generate != "uniform" && o.generate != "clustered") {
       throw input_error("--generate must be uniform or clustered (got " + o.generate + ")");
     }
-    if (!args.has("n")) throw input_error("--generate needs --n N");
-    o.n = args.get_int("n", 0, 0, std::numeric_limits<std::int32_t>::max());
-    o.seed = static_cast<std::uint64_t>(args.get_int("seed", 1, 0, std::numeric_limits<long long>::max()));
-  } else if (args.has("n") || args.has("seed")) {
+    if (!given(app, "n")) throw input_error("--generate needs --n N");
+    o.n = parse_int_in(n, "--n", 0, std::numeric_limits<std::int32_t>::max());
+    if (given(app, "seed"))
+      o.seed = static_cast<std::uint64_t>(parse_int_in(seed, "--seed", 0, std::numeric_limits<long long>::max()));
+  } else if (given(app, "n") || given(app, "seed")) {
     throw input_error("--n and --seed go with --generate");
   }
-  if (!args.has("dims")) throw input_error("--dims is required, e.g. --dims 4x4 (try --help)");
-  o.dims = parse_dims(*args.get("dims"));
-  if (args.has("domain")) o.domain = parse_domain(*args.get("domain"), o.dims.size());
-  o.clamp = args.has("clamp");
-  o.check = args.has("check");
-  if (args.has("radius")) o.radius = args.get_double("radius", 0);
-  const std::string solution = args.get_or("solution", "5");
+  if (!given(app, "dims")) throw input_error("--dims is required, e.g. --dims 4x4 (try --help)");
+  o.dims = parse_dims(dims);
+  if (given(app, "domain")) o.domain = parse_domain(domain, o.dims.size());
+  if (given(app, "radius")) o.radius = parse_double(radius, "--radius");
   if (solution == "all") {
     o.solutions = {1, 2, 3, 4, 5};
   } else {
@@ -133,11 +144,7 @@ grid_options parse_grid_options(const cli& args) {
     if (s < 1 || s > 5) throw input_error("--solution must be 1 to 5 or all (got " + solution + ")");
     o.solutions = {static_cast<int>(s)};
   }
-  o.cells_out = args.get_or("cells-out", "");
-  o.neighbors_out = args.get_or("neighbors-out", "");
-  o.png_out = args.get_or("png", "");
   if (!o.neighbors_out.empty() && !o.radius) throw input_error("--neighbors-out needs --radius R");
-  const std::string precision = args.get_or("precision", "double");
   if (precision != "double" && precision != "float") {
     throw input_error("--precision must be double or float (got " + precision + ")");
   }

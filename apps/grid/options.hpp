@@ -1,13 +1,12 @@
-// dpt-grid's command line: the options a run takes, parsed and checked against each other. A bad option is an
-// input_error naming it (exit status 2), e.g. "--dims must be AxB or AxBxC (got 4)".
+// dpt-grid's command line: the options a run takes, parsed by CLI11 (support/command_line.hpp, included by
+// options.cpp only) and checked against each other. A bad option is an input_error naming it (exit status 2), e.g.
+// "--dims must be AxB or AxBxC (got 4)".
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "support/cli.hpp"
 
 namespace dpt::app {
 
@@ -26,10 +25,7 @@ struct grid_options {
 // The --help text.
 extern const char* const grid_usage;
 
-// The command line, read with the options and flags dpt-grid knows (any other is an input_error).
-cli parse_grid_command_line(int argc, char* argv[]);
-
-// The options of a command line, checked; --help is left to the caller.
-grid_options parse_grid_options(const cli& args);
+// The options of a command line, checked; nothing when it asks for --help (the caller prints grid_usage).
+std::optional<grid_options> parse_grid_options(int argc, const char* const argv[]);
 
 }  // namespace dpt::app

@@ -2,7 +2,7 @@
 
 #include <fstream>
 
-#include "support/cli.hpp"
+#include "support/numbers.hpp"
 #include "support/errors.hpp"
 
 namespace dpt::app {

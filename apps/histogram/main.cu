@@ -201,34 +201,38 @@ int run(const histogram_options& o, const std::vector<T>& values, const std::str
   return 0;
 }
 
+// The run a command line asks for: its values generated or read, then counted.
+int run(const histogram_options& o) {
+  // --n is checked before its values are made; a file's values are read first (the file bounds their number)
+  if (o.input_path.empty()) {
+    dpt::app::require_memory(histogram_memory_needs(o.n, 8, o.bins, true, o.check),
+                             "a histogram of " + std::to_string(o.n) + " values",
+                             dpt::app::this_builds_device_memory());
+  }
+  const dpt::app::value_array values =
+      o.input_path.empty() ? dpt::app::generate_values(o.generate, o.n, o.seed) : dpt::app::read_values(o.input_path);
+  const std::string source = o.input_path.empty() ? "--generate " + o.generate : o.input_path;
+  if (!o.input_path.empty()) {
+    std::visit(
+        [&](const auto& v) {
+          dpt::app::require_memory(
+              histogram_memory_needs(static_cast<std::int64_t>(v.size()), sizeof(v[0]), o.bins, false, o.check),
+              o.input_path + " (" + std::to_string(v.size()) + " values)", dpt::app::this_builds_device_memory());
+        },
+        values);
+  }
+  return std::visit([&](const auto& v) { return run(o, v, source); }, values);
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
   return dpt::app::run_app("dpt-histogram", [&] {
-    const dpt::app::cli args = dpt::app::parse_histogram_command_line(argc, argv);
-    if (args.has("help")) {
+    const auto o = dpt::app::parse_histogram_options(argc, argv);
+    if (!o) {
       std::fputs(dpt::app::histogram_usage, stdout);
       return 0;
     }
-    const histogram_options o = dpt::app::parse_histogram_options(args);
-    // --n is checked before its values are made; a file's values are read first (the file bounds their number)
-    if (o.input_path.empty()) {
-      dpt::app::require_memory(histogram_memory_needs(o.n, 8, o.bins, true, o.check),
-                               "a histogram of " + std::to_string(o.n) + " values",
-                               dpt::app::this_builds_device_memory());
-    }
-    const dpt::app::value_array values =
-        o.input_path.empty() ? dpt::app::generate_values(o.generate, o.n, o.seed) : dpt::app::read_values(o.input_path);
-    const std::string source = o.input_path.empty() ? "--generate " + o.generate : o.input_path;
-    if (!o.input_path.empty()) {
-      std::visit(
-          [&](const auto& v) {
-            dpt::app::require_memory(
-                histogram_memory_needs(static_cast<std::int64_t>(v.size()), sizeof(v[0]), o.bins, false, o.check),
-                o.input_path + " (" + std::to_string(v.size()) + " values)", dpt::app::this_builds_device_memory());
-          },
-          values);
-    }
-    return std::visit([&](const auto& v) { return run(o, v, source); }, values);
+    return run(*o);
   });
 }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include <dpt/config.hpp>
+#include "support/command_line.hpp"
 #include "support/errors.hpp"
 
 namespace dpt::app {
@@ -80,34 +81,41 @@ std::vector<method_option> parse_methods(const std::string& method) {
 
 }  // namespace
 
-cli parse_histogram_command_line(int argc, char* argv[]) {
-  return cli(argc, argv, {"input", "generate", "n", "seed", "bins", "range", "method", "out", "png"},
-             {"check", "help"});
-}
-
-histogram_options parse_histogram_options(const cli& args) {
+std::optional<histogram_options> parse_histogram_options(int argc, const char* const argv[]) {
+  command_line app{"dpt-histogram"};
+  std::string n, seed, bins, range, method = "sort";
+  bool help = false;
   histogram_options o;
-  if (!args.positionals().empty()) throw input_error("unexpected argument " + quote_token(args.positionals()[0]));
-  o.input_path = args.get_or("input", "");
-  o.generate = args.get_or("generate", "");
+  add_value_option(app, "input", o.input_path);
+  add_value_option(app, "generate", o.generate);
+  add_value_option(app, "n", n);
+  add_value_option(app, "seed", seed);
+  add_value_option(app, "bins", bins);
+  add_value_option(app, "range", range);
+  add_value_option(app, "method", method);
+  add_value_option(app, "out", o.out_path);
+  add_value_option(app, "png", o.png_path);
+  add_flag_option(app, "check", o.check);
+  add_flag_option(app, "help", help);
+  const auto positionals = parse_command_line(app, argc, argv);
+  if (help) return std::nullopt;
+
+  if (!positionals.empty()) throw input_error("unexpected argument " + quote_token(positionals[0]));
   if (o.input_path.empty() == o.generate.empty()) throw input_error("give exactly one of --input and --generate");
   if (!o.generate.empty()) {
     if (o.generate != "normal" && o.generate != "uniform" && o.generate != "zipf") {
       throw input_error("--generate must be normal, uniform or zipf (got " + quote_token(o.generate) + ")");
     }
-    if (!args.has("n")) throw input_error("--generate needs --n");
-    o.n = args.get_int("n", 0, 0, 2'000'000'000);
-    o.seed = static_cast<std::uint64_t>(args.get_int("seed", 1, 0, INT64_MAX));
-  } else if (args.has("n") || args.has("seed")) {
+    if (!given(app, "n")) throw input_error("--generate needs --n");
+    o.n = parse_int_in(n, "--n", 0, 2'000'000'000);
+    if (given(app, "seed")) o.seed = static_cast<std::uint64_t>(parse_int_in(seed, "--seed", 0, INT64_MAX));
+  } else if (given(app, "n") || given(app, "seed")) {
     throw input_error("--n and --seed go with --generate");
   }
-  if (!args.has("bins")) throw input_error("--bins is required");
-  o.bins = static_cast<int>(args.get_int("bins", 0, 1, 100'000'000));
-  if (const auto range = args.get("range")) o.range = parse_range(*range);
-  o.methods = parse_methods(args.get_or("method", "sort"));
-  o.check = args.has("check");
-  o.out_path = args.get_or("out", "");
-  o.png_path = args.get_or("png", "");
+  if (!given(app, "bins")) throw input_error("--bins is required");
+  o.bins = static_cast<int>(parse_int_in(bins, "--bins", 1, 100'000'000));
+  if (given(app, "range")) o.range = parse_range(range);
+  o.methods = parse_methods(method);
   return o;
 }
 

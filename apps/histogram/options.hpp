@@ -1,5 +1,6 @@
-// dpt-histogram's command line: the options a run takes, parsed and checked against each other. A bad option is
-// an input_error naming it (exit status 2), e.g. "--range needs LO <= HI (got '2:1')".
+// dpt-histogram's command line: the options a run takes, parsed by CLI11 (support/command_line.hpp, included by
+// options.cpp only) and checked against each other. A bad option is an input_error naming it (exit status 2), e.g.
+// "--range needs LO <= HI (got '2:1')".
 #pragma once
 
 #include <cstdint>
@@ -9,7 +10,6 @@
 #include <vector>
 
 #include <dpt/histogram_method.hpp>
-#include "support/cli.hpp"
 
 namespace dpt::app {
 
@@ -33,10 +33,7 @@ struct histogram_options {
 // The --help text.
 extern const char* const histogram_usage;
 
-// The command line, read with the options and flags dpt-histogram knows (any other is an input_error).
-cli parse_histogram_command_line(int argc, char* argv[]);
-
-// The options of a command line, checked; --help is left to the caller.
-histogram_options parse_histogram_options(const cli& args);
+// The options of a command line, checked; nothing when it asks for --help (the caller prints histogram_usage).
+std::optional<histogram_options> parse_histogram_options(int argc, const char* const argv[]);
 
 }  // namespace dpt::app

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "support/cli.hpp"
+#include "support/numbers.hpp"
 #include "support/errors.hpp"
 #include "support/raw_file.hpp"
 

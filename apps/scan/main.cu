@@ -23,9 +23,9 @@
 #  include <cub/device/device_scan.cuh>
 #endif
 #include <dpt/kernels/device_scan.hpp>
+#include "scan/options.hpp"
 #include "scan/scan_check.hpp"
 #include "scan/scan_values.hpp"
-#include "support/cli.hpp"
 #include "support/device_memory.hpp"
 #include "support/errors.hpp"
 #include "support/memory.hpp"
@@ -37,85 +37,7 @@ namespace {
 using dpt::app::first_mismatch;
 using dpt::app::input_error;
 using dpt::app::input_values;
-
-const char* const usage =
-    "usage: dpt-scan [--n N --seed S | --input FILE[.i32|.i64|.f32|.f64]] [--type i32|i64|f32|f64]\n"
-    "                [--impl thrust|lecture|shfl|blelloch|single-pass|cub|all] [--exclusive] [--check]\n"
-    "                [--out FILE]\n"
-    "\n"
-    "Prefix sums (inclusive, or exclusive from 0) of a whole array, by several implementations:\n"
-    "  thrust       thrust::inclusive_scan / exclusive_scan on this build's device system\n"
-    "  lecture      the lecture's three launches (scan tiles, scan tile totals, add bases); inside each tile\n"
-    "               the lecture's scan_block over the shared-memory Hillis-Steele warp scan\n"
-    "  shfl         the same three launches; scan_block over the __shfl_up_sync warp scan\n"
-    "  blelloch     the same three launches; the work-efficient up-sweep/down-sweep block scan\n"
-    "  single-pass  one launch, decoupled look-back with a dynamic tile counter (Merrill & Garland 2016)\n"
-    "  cub          cub::DeviceScan (CUDA builds only)\n"
-    "  all          every one of these this build has (the default)\n"
-    "\n"
-    "  --n N          N seeded random values (default 1048576): integers in [-1000, 1000], floats in [-1, 1)\n"
-    "  --seed S       the generator's seed (default 1)\n"
-    "  --input FILE   values from a text file, one per line (blank lines ignored); a file named .i32, .i64,\n"
-    "                 .f32 or .f64 holds raw little-endian values of that type (numpy's tofile)\n"
-    "  --type T       i32 (default), i64, f32 or f64; a raw file's own type by default\n"
-    "  --exclusive    exclusive scan (out[0] = 0) instead of inclusive\n"
-    "  --check        compare every implementation with a sequential scan: integers exactly, floats within\n"
-    "                 the bound gamma_(i+1) * sum |x_j| on element i; exit 1 on a mismatch\n"
-    "  --out FILE     write the result (of the first implementation run) one value per line\n"
-    "\n"
-    "Prints implementation, time and GB/s (one read and one write of every element). On CPU builds the\n"
-    "hand-written kernels run on the host SIMT runner (one fiber per CUDA thread), so their times measure\n"
-    "the emulation, not a GPU. Exit status: 0 ok, 1 check failed or the run could not finish (not enough memory,\n"
-    "a failed write), 2 bad input (nothing is written).\n";
-
-const std::vector<std::string> all_impls{"thrust", "lecture", "shfl", "blelloch", "single-pass", "cub"};
-
-#if DPT_CUDA_DEVICE_SYSTEM
-constexpr bool have_cub = true;
-#else
-constexpr bool have_cub = false;
-#endif
-
-struct options {
-  std::int64_t n = 1 << 20;
-  std::uint64_t seed = 1;
-  std::string input, type = "i32", out;
-  std::vector<std::string> impls;
-  bool exclusive = false, check = false;
-};
-
-options parse_options(const dpt::app::cli& args) {
-  options opt;
-  if (!args.positionals().empty()) throw input_error("unexpected argument " + args.positionals().front());
-  if (args.has("input") && (args.has("n") || args.has("seed"))) throw input_error("--input excludes --n and --seed");
-  opt.input = args.get_or("input", "");
-  opt.n = args.get_int("n", 1 << 20, 0, std::int64_t{1} << 34);
-  opt.seed = static_cast<std::uint64_t>(args.get_int("seed", 1, 0, std::numeric_limits<long long>::max()));
-  opt.type = args.get_or("type", "i32");
-  // a raw file's values are of the type its name ends in
-  if (const auto raw = dpt::app::raw_value_type(opt.input)) {
-    if (args.has("type") && opt.type != *raw)
-      throw input_error("--type " + opt.type + " does not match " + opt.input + " (" + *raw + " values)");
-    opt.type = *raw;
-  }
-  if (opt.type != "i32" && opt.type != "i64" && opt.type != "f32" && opt.type != "f64")
-    throw input_error("--type must be i32, i64, f32 or f64 (got " + opt.type + ")");
-  const auto impl = args.get_or("impl", "all");
-  if (impl == "all") {
-    for (const auto& name : all_impls)
-      if (name != "cub" || have_cub) opt.impls.push_back(name);
-  } else if (std::find(all_impls.begin(), all_impls.end(), impl) == all_impls.end()) {
-    throw input_error("--impl must be thrust, lecture, shfl, blelloch, single-pass, cub or all (got " + impl + ")");
-  } else if (impl == "cub" && !have_cub) {
-    throw input_error("--impl cub needs a CUDA build (this one is " + std::string(dpt::device_system_name()) + ")");
-  } else {
-    opt.impls.push_back(impl);
-  }
-  opt.exclusive = args.has("exclusive");
-  opt.check = args.has("check");
-  opt.out = args.get_or("out", "");
-  return opt;
-}
+using dpt::app::scan_options;
 
 #if DPT_CUDA_DEVICE_SYSTEM
 template <class T>
@@ -189,7 +111,7 @@ std::vector<dpt::app::memory_need> scan_memory_needs(std::int64_t n, std::size_t
 }
 
 template <class T>
-int run(const options& opt) {
+int run(const scan_options& opt) {
   // opened first, so that an --out that cannot be written is reported before any work
   std::optional<dpt::app::output_file> out;
   if (!opt.out.empty())
@@ -281,19 +203,23 @@ int run(const options& opt) {
   return 0;
 }
 
+// The run a command line asks for, in the type it names.
+int run(const scan_options& opt) {
+  if (opt.type == "i32") return run<std::int32_t>(opt);
+  if (opt.type == "i64") return run<std::int64_t>(opt);
+  if (opt.type == "f32") return run<float>(opt);
+  return run<double>(opt);
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
   return dpt::app::run_app("dpt-scan", [&] {
-    const dpt::app::cli args(argc, argv, {"n", "seed", "input", "type", "impl", "out"}, {"exclusive", "check", "help"});
-    if (args.has("help")) {
-      std::fputs(usage, stdout);
+    const auto opt = dpt::app::parse_scan_options(argc, argv);
+    if (!opt) {
+      std::fputs(dpt::app::scan_usage, stdout);
       return 0;
     }
-    const options opt = parse_options(args);
-    if (opt.type == "i32") return run<std::int32_t>(opt);
-    if (opt.type == "i64") return run<std::int64_t>(opt);
-    if (opt.type == "f32") return run<float>(opt);
-    return run<double>(opt);
+    return run(*opt);
   });
 }

@@ -15,7 +15,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "support/cli.hpp"
+#include "support/numbers.hpp"
 #include "support/errors.hpp"
 #include "support/raw_file.hpp"
 

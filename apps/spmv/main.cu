@@ -23,8 +23,8 @@
 #else
 #  define DPT_SPMV_HAS_FUSED_KERNEL 0
 #endif
+#include "spmv/options.hpp"
 #include "spmv/spmv_check.hpp"
-#include "support/cli.hpp"
 #include "support/device_csr.hpp"
 #include "support/device_memory.hpp"
 #include "support/errors.hpp"
@@ -36,65 +36,12 @@
 namespace {
 
 using dpt::app::input_error;
-
-const char* const usage =
-    "usage: dpt-spmv MATRIX.mtx [--x FILE.mtx | --x-ones | --x-random SEED] [--out Y.mtx] [--check]\n"
-    "                [--repeat N] [--precision double|float]\n"
-    "\n"
-    "Computes y = A*x for the sparse matrix A in MATRIX.mtx (Matrix Market coordinate real, integer or\n"
-    "pattern; general, symmetric or skew-symmetric; duplicate entries are summed) with dpt::spmv, the\n"
-    "lecture's gather + map + segmented reduction, on this build's device system.\n"
-    "\n"
-    "  --x FILE.mtx        x from a Matrix Market array file with one column and as many rows as A has columns\n"
-    "  --x-ones            x = 1 everywhere (the default)\n"
-    "  --x-random SEED     x uniform in [-1, 1) from a seeded generator\n"
-    "  --out Y.mtx         write y as a Matrix Market array, 17 significant digits\n"
-    "  --check             compare y with a sequential double-precision CSR loop; fail (exit 1) if any row's\n"
-    "                      error exceeds its rounding-error bound\n"
-    "  --repeat N          time N runs and report the median (default 10)\n"
-    "  --precision P       double (default) or float values and arithmetic\n"
-    "\n"
-    "Prints the matrix size, stored and expanded non-zeros, the backend, the median time per SpMV, GFLOP/s\n"
-    "(2 flops per non-zero) and effective GB/s (the bytes a CSR SpMV must move: values, column indices, row\n"
-    "offsets, x and y, each once). In CUDA builds it also times the hand-written fused kernel\n"
-    "dpt::kernels::spmv, and --check checks its y too. A y that can overflow the precision (a row whose positive\n"
-    "or negative terms sum past its range) is bad input. Exit status: 0 ok, 1 check failed or the run could not\n"
-    "finish (not enough memory, a failed write), 2 bad input (one line naming the file and line or row; no\n"
-    "output file is left behind).\n";
-
-struct options {
-  std::string matrix_path, x_path, out_path;
-  bool x_random = false, check = false, single_precision = false;
-  std::uint64_t seed = 0;
-  int repeat = 10;
-};
-
-options parse_options(const dpt::app::cli& args) {
-  options opt;
-  if (args.positionals().size() != 1) throw input_error("expected one MATRIX.mtx argument (try --help)");
-  opt.matrix_path = args.positionals().front();
-  const int x_sources = args.has("x") + args.has("x-ones") + args.has("x-random");
-  if (x_sources > 1) throw input_error("--x, --x-ones and --x-random exclude each other");
-  opt.x_path = args.get_or("x", "");
-  if (args.has("x-random")) {
-    opt.x_random = true;
-    opt.seed = static_cast<std::uint64_t>(args.get_int("x-random", 0, 0, std::numeric_limits<long long>::max()));
-  }
-  opt.out_path = args.get_or("out", "");
-  opt.check = args.has("check");
-  opt.repeat = static_cast<int>(args.get_int("repeat", 10, 1, 1000000));
-  const auto precision = args.get_or("precision", "double");
-  if (precision != "double" && precision != "float") {
-    throw input_error("--precision must be double or float (got " + precision + ")");
-  }
-  opt.single_precision = precision == "float";
-  return opt;
-}
+using dpt::app::spmv_options;
 
 // Lower bounds on what dpt-spmv holds at once, beyond the matrix it has read, phase by phase: R rows, C columns, E
 // stored entries, I and V bytes per index and value. A size line may declare 10^9 rows over one entry; these
 // let require_memory refuse that before anything is allocated.
-std::vector<dpt::app::memory_need> spmv_memory_needs(const options& opt, const dpt::mtx::coo_matrix& m) {
+std::vector<dpt::app::memory_need> spmv_memory_needs(const spmv_options& opt, const dpt::mtx::coo_matrix& m) {
   const double I = dpt::app::index_type_fits<std::int32_t>(m) ? 4 : 8, V = opt.single_precision ? 4 : 8;
   const double R = static_cast<double>(m.rows), C = static_cast<double>(m.cols);
   const double E = static_cast<double>(m.stored_entries());
@@ -108,7 +55,7 @@ std::vector<dpt::app::memory_need> spmv_memory_needs(const options& opt, const d
   return needs;
 }
 
-std::vector<double> make_x(const options& opt, std::int64_t cols, const dpt::mtx::storage& storage) {
+std::vector<double> make_x(const spmv_options& opt, std::int64_t cols, const dpt::mtx::storage& storage) {
   if (!opt.x_path.empty()) return dpt::mtx::read_vector(opt.x_path, cols, storage);
   std::vector<double> x(static_cast<std::size_t>(cols), 1.0);
   if (opt.x_random) {
@@ -164,7 +111,7 @@ void refuse_non_finite(const std::vector<double>& y, const std::string& path, co
 }
 
 template <class Index, class Value>
-int run(const options& opt, const dpt::mtx::coo_matrix& m, const std::vector<double>& x_host,
+int run(const spmv_options& opt, const dpt::mtx::coo_matrix& m, const std::vector<double>& x_host,
         std::optional<dpt::app::output_file>& out) {
   const auto A = dpt::app::to_device_csr<Index, Value>(m);
   const thrust::device_vector<Value> x(x_host.begin(), x_host.end());
@@ -244,36 +191,40 @@ int run(const options& opt, const dpt::mtx::coo_matrix& m, const std::vector<dou
 }
 
 template <class Value>
-int run_with_index(const options& opt, const dpt::mtx::coo_matrix& m, const std::vector<double>& x,
+int run_with_index(const spmv_options& opt, const dpt::mtx::coo_matrix& m, const std::vector<double>& x,
                    std::optional<dpt::app::output_file>& out) {
   refuse_overflow<Value>(m, x, opt.matrix_path);
   if (dpt::app::index_type_fits<std::int32_t>(m)) return run<std::int32_t, Value>(opt, m, x, out);
   return run<std::int64_t, Value>(opt, m, x, out);
 }
 
+// The run a command line asks for: the matrix and x read, y computed and timed in the precision it names.
+int run(const spmv_options& opt) {
+  // opened first, so that an --out that cannot be written is reported before any work
+  std::optional<dpt::app::output_file> out;
+  if (!opt.out_path.empty()) {
+    out.emplace(dpt::app::named_path{"--out", opt.out_path},
+                std::vector<dpt::app::named_path>{{"MATRIX", opt.matrix_path}, {"--x", opt.x_path}});
+  }
+  const auto& storage = opt.single_precision ? float_values : dpt::mtx::as_double;
+  const auto m = dpt::mtx::read_matrix(opt.matrix_path, storage);
+  const std::string matrix = opt.matrix_path + " (" + std::to_string(m.rows) + " x " + std::to_string(m.cols) + ", " +
+                             std::to_string(m.stored_entries()) +
+                             (m.stored_entries() == 1 ? " stored entry)" : " stored entries)");
+  dpt::app::require_memory(spmv_memory_needs(opt, m), matrix, dpt::app::this_builds_device_memory());
+  const auto x = make_x(opt, m.cols, storage);
+  return opt.single_precision ? run_with_index<float>(opt, m, x, out) : run_with_index<double>(opt, m, x, out);
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
   return dpt::app::run_app("dpt-spmv", [&] {
-    const dpt::app::cli args(argc, argv, {"x", "x-random", "out", "repeat", "precision"}, {"x-ones", "check", "help"});
-    if (args.has("help")) {
-      std::fputs(usage, stdout);
+    const auto opt = dpt::app::parse_spmv_options(argc, argv);
+    if (!opt) {
+      std::fputs(dpt::app::spmv_usage, stdout);
       return 0;
     }
-    const options opt = parse_options(args);
-    // opened first, so that an --out that cannot be written is reported before any work
-    std::optional<dpt::app::output_file> out;
-    if (!opt.out_path.empty()) {
-      out.emplace(dpt::app::named_path{"--out", opt.out_path},
-                  std::vector<dpt::app::named_path>{{"MATRIX", opt.matrix_path}, {"--x", opt.x_path}});
-    }
-    const auto& storage = opt.single_precision ? float_values : dpt::mtx::as_double;
-    const auto m = dpt::mtx::read_matrix(opt.matrix_path, storage);
-    const std::string matrix = opt.matrix_path + " (" + std::to_string(m.rows) + " x " + std::to_string(m.cols) + ", " +
-                               std::to_string(m.stored_entries()) +
-                               (m.stored_entries() == 1 ? " stored entry)" : " stored entries)");
-    dpt::app::require_memory(spmv_memory_needs(opt, m), matrix, dpt::app::this_builds_device_memory());
-    const auto x = make_x(opt, m.cols, storage);
-    return opt.single_precision ? run_with_index<float>(opt, m, x, out) : run_with_index<double>(opt, m, x, out);
+    return run(*opt);
   });
 }

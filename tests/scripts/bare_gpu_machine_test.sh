@@ -10,7 +10,7 @@ bare=$(dirname "${BASH_SOURCE[0]}")/../../scripts/bare-gpu-machine
 # One line per probe: the header or file, and whether the bare machine has it.
 cat >"$work/probe.sh" <<'PROBE'
 for header in catch2/catch.hpp benchmark/benchmark.h boost/context/fiber.hpp stb/stb_image_write.h tbb/tbb.h \
-              eigen3/Eigen/Core vector cstdio; do
+              eigen3/Eigen/Core CLI/CLI.hpp vector cstdio; do
   if echo "#include <$header>" | g++ -E -x c++ - >/dev/null 2>&1; then echo "$header present"; else echo "$header absent"; fi
 done
 for file in /usr/lib/cmake/Catch2 /usr/lib/x86_64-linux-gnu/libbenchmark.so /usr/lib/x86_64-linux-gnu/libboost_context.so \
@@ -29,7 +29,7 @@ if ((status == 77)); then
 fi
 ((status == 0)) || fail "exit status $status: $(cat "$work/stderr")"
 for absent in catch2/catch.hpp benchmark/benchmark.h boost/context/fiber.hpp stb/stb_image_write.h tbb/tbb.h \
-              eigen3/Eigen/Core /usr/lib/cmake/Catch2 /usr/lib/x86_64-linux-gnu/libbenchmark.so \
+              eigen3/Eigen/Core CLI/CLI.hpp /usr/lib/cmake/Catch2 /usr/lib/x86_64-linux-gnu/libbenchmark.so \
               /usr/lib/x86_64-linux-gnu/libboost_context.so /usr/lib/x86_64-linux-gnu/libtbb.so; do
   grep -qxF "$absent absent" "$work/inside" || fail "$absent is still there on the bare machine"
 done
@@ -38,7 +38,7 @@ for present in "vector present" "cstdio present" "g++ links" "cmake runs"; do
 done
 # Outside, every hidden thing is back (the packages are installed here: scripts/setup).
 bash "$work/probe.sh" "$work" >"$work/outside" 2>&1
-for header in catch2/catch.hpp benchmark/benchmark.h boost/context/fiber.hpp; do
+for header in catch2/catch.hpp benchmark/benchmark.h boost/context/fiber.hpp CLI/CLI.hpp; do
   grep -qxF "$header present" "$work/outside" || fail "$header is missing outside the bare machine"
 done
 cat "$work/inside"

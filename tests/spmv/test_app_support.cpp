@@ -23,7 +23,8 @@
 #include <unistd.h>
 #include <vector>
 
-#include "support/cli.hpp"
+#include "support/command_line.hpp"
+#include "support/numbers.hpp"
 #include "support/error_of.hpp"
 #include "support/errors.hpp"
 #include "support/output_file.hpp"
@@ -489,10 +490,24 @@ TEST_CASE("run_app: exit codes and one-line messages", "[app_support]" DPT_BACKE
 
 namespace {
 
-dpt::app::cli parse(std::vector<std::string> words) {
-  std::vector<char*> argv{const_cast<char*>("app")};
-  for (auto& w : words) argv.push_back(w.data());
-  return dpt::app::cli(static_cast<int>(argv.size()), argv.data(), {"out", "x", "range"}, {"check"});
+// The values parse_command_line gave to an app with options --out, --x and --range and the flag --check.
+struct parsed {
+  std::string out, x, range;
+  bool check = false;
+  std::vector<std::string> positionals;
+};
+
+parsed parse(std::vector<std::string> words) {
+  std::vector<const char*> argv{"app"};
+  for (auto& w : words) argv.push_back(w.c_str());
+  dpt::app::command_line app{"app"};
+  parsed p;
+  dpt::app::add_value_option(app, "out", p.out);
+  dpt::app::add_value_option(app, "x", p.x);
+  dpt::app::add_value_option(app, "range", p.range);
+  dpt::app::add_flag_option(app, "check", p.check);
+  p.positionals = dpt::app::parse_command_line(app, static_cast<int>(argv.size()), argv.data());
+  return p;
 }
 
 }  // namespace
@@ -508,9 +523,17 @@ TEST_CASE("cli: an option is given once, and its value is not the next option", 
   CHECK(error_of([] {
           parse({"--x", "--out", "y.mtx"});
         }) == "option --x needs a value, not the option '--out' (write --x=VALUE for a value that starts with --)");
-  CHECK(parse({"--out=--check"}).get_or("out", "") == "--check");
-  CHECK(parse({"--range", "-1:5"}).get_or("range", "") == "-1:5");  // one dash: a negative number, not an option
-  CHECK(parse({"--out", "-"}).get_or("out", "") == "-");
+  CHECK(parse({"--out=--check"}).out == "--check");
+  CHECK(parse({"--range", "-1:5"}).range == "-1:5");  // one dash: a negative number, not an option
+  CHECK(parse({"--out", "-"}).out == "-");
+}
+
+TEST_CASE("cli: an unknown option is named; positionals keep their order", "[app_support]" DPT_BACKEND_TAG) {
+  CHECK(error_of([] { parse({"a.mtx", "--bogus"}); }) == "unknown option --bogus (try --help)");
+  CHECK(error_of([] { parse({"--bogus=1", "--out", "y"}); }) == "unknown option --bogus (try --help)");
+  CHECK(error_of([] { parse({"--help"}); }) == "unknown option --help (try --help)");  // an app declares its own
+  CHECK(parse({"b", "--check", "-1", "a"}).positionals == std::vector<std::string>{"b", "-1", "a"});
+  CHECK(parse({"--", "--out", "a"}).positionals == std::vector<std::string>{"--out", "a"});  // after --, all are
 }
 
 TEST_CASE("cli: an option's value cannot be empty", "[app_support]" DPT_BACKEND_TAG) {
@@ -520,10 +543,10 @@ TEST_CASE("cli: an option's value cannot be empty", "[app_support]" DPT_BACKEND_
   CHECK(error_of([] { parse({"--out"}); }) == "option --out needs a value");
   CHECK(error_of([] { parse({"--check="}); }) == "option --check takes no value");
   const auto args = parse({"--out=y.mtx", "--x", "x.mtx", "--check", "a.mtx"});
-  CHECK(args.get_or("out", "") == "y.mtx");
-  CHECK(args.get_or("x", "") == "x.mtx");
-  CHECK(args.has("check"));
-  CHECK(args.positionals() == std::vector<std::string>{"a.mtx"});
+  CHECK(args.out == "y.mtx");
+  CHECK(args.x == "x.mtx");
+  CHECK(args.check);
+  CHECK(args.positionals == std::vector<std::string>{"a.mtx"});
 }
 
 TEST_CASE("read_raw_file reads whole records and names the file for anything else", "[app_support]" DPT_BACKEND_TAG) {
