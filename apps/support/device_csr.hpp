@@ -48,7 +48,7 @@ device_csr<Index, Value> to_device_csr(const mtx::coo_matrix& m) {
   const auto capacity = m.kind == mtx::symmetry::general ? stored : 2 * stored;
   thrust::device_vector<Index> rows(capacity), cols(capacity);
   thrust::device_vector<Value> values(capacity);
-  {
+  if (stored > 0) {  // Thrust's host-to-device copy takes a reference to the first element, even of none
     const std::vector<Index> host_rows(m.row_indices.begin(), m.row_indices.end()),
         host_cols(m.column_indices.begin(), m.column_indices.end());
     const std::vector<Value> host_values(m.values.begin(), m.values.end());

@@ -321,6 +321,26 @@ TEMPLATE_TEST_CASE("spmv matches the sequential reference on every matrix in dat
   }
 }
 
+TEMPLATE_TEST_CASE("a matrix with no stored entries becomes an empty CSR of its shape, whatever its symmetry",
+                   "[spmv]" DPT_BACKEND_TAG, DPT_SPMV_TYPES) {
+  using Value = typename TestType::first_type;
+  using Index = typename TestType::second_type;
+  dpt::mtx::coo_matrix m;
+  m.kind = GENERATE(dpt::mtx::symmetry::general, dpt::mtx::symmetry::symmetric, dpt::mtx::symmetry::skew_symmetric);
+  m.rows = GENERATE(0, 1, 3);
+  m.cols = m.rows;
+  const auto A = dpt::app::to_device_csr<Index, Value>(m);  // copies nothing: ASan and UBSan see no null reference
+  CHECK(A.nnz() == 0);
+  const thrust::host_vector<Index> offsets = A.row_offsets;
+  CHECK(std::vector<Index>(offsets.begin(), offsets.end()) ==
+        std::vector<Index>(static_cast<std::size_t>(m.rows) + 1, 0));
+  const auto y = run_both<Index, Value>(A.view(), std::vector<double>(static_cast<std::size_t>(m.cols), 1.0));
+  const std::vector<double> zeros(static_cast<std::size_t>(m.rows), 0.0);
+  CHECK(y.lecture == zeros);
+  CHECK(y.composition == zeros);
+  CHECK(y.row_per_thread == zeros);
+}
+
 TEMPLATE_TEST_CASE("the multicore flat spmv gives every row its sum however the slices cut the rows",
                    "[spmv][slices]" DPT_BACKEND_TAG, DPT_SPMV_TYPES) {
   using Value = typename TestType::first_type;
