@@ -7,7 +7,7 @@
 // ascending order (solutions 1, 2 and 4 race), the particles a host loop puts there. Bytes are effective bytes, the
 // problem's input and output (one read of the positions, one write of the ids and the offsets), the same for every
 // solution: the temporaries they write and read are not counted.
-#include "support/bench.hpp"
+#include "bench_support/bench.hpp"
 
 #include <algorithm>
 #include <random>

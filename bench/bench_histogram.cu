@@ -6,7 +6,7 @@
 // the same bin mapping. Bytes are effective bytes, the problem's input and output (one read of the values and
 // one write of the counts), the same for every method: the sort-based ones also write, sort and read an id per
 // value, which is not counted.
-#include "support/bench.hpp"
+#include "bench_support/bench.hpp"
 
 #include <random>
 #include <string>

@@ -8,7 +8,7 @@
 // problem's inputs and outputs, the same for every variant. In CPU builds each benchmark also reports its fraction
 // of a copy from its own input to its own output timed just before each iteration (paired_copy in bench.hpp): the
 // CPU target is judged on it.
-#include "support/bench.hpp"
+#include "bench_support/bench.hpp"
 
 #include <numeric>
 #include <thrust/device_vector.h>

@@ -8,7 +8,7 @@
 // sort costs, not how close it comes to the memory bus. The keys are unsigned: CCCL 3.0.1's CPU sorts put
 // negative int keys out of order (NVIDIA/cccl#4919; this benchmark's check caught it), so an int sort there would time
 // a wrong answer. dpt's own algorithms sort int keys around it (dpt/detail/sortable_key.hpp).
-#include "support/bench.hpp"
+#include "bench_support/bench.hpp"
 
 #include <algorithm>
 #include <random>

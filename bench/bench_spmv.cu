@@ -8,7 +8,7 @@
 // and a power-law matrix whose row lengths vary wildly (where one-task-per-row suffers) — at about 1 M
 // non-zeros, and 8 M and 50 M when the run's sizes reach 2^26. Bytes are effective bytes, what one product must
 // move (values and column indices once, row offsets, x once, y once), the same for every variant.
-#include "support/bench.hpp"
+#include "bench_support/bench.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -28,7 +28,7 @@
 
 #include <dpt/spmv.hpp>
 
-#include "support/matrix_market.hpp"
+#include "app_support/matrix_market.hpp"
 #if DPT_BENCH_GPU
 #  include <cusparse.h>
 #  include <dpt/kernels/spmv.hpp>

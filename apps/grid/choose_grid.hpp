@@ -9,7 +9,7 @@
 #include <dpt/grid.hpp>
 #include "grid/options.hpp"
 #include "grid/particles.hpp"
-#include "support/errors.hpp"
+#include "app_support/errors.hpp"
 
 namespace dpt::app {
 

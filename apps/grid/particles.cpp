@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "grid/particles_csv.hpp"
-#include "support/raw_file.hpp"
+#include "app_support/raw_file.hpp"
 
 namespace dpt::app {
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "grid/options.hpp"
-#include "support/errors.hpp"
+#include "app_support/errors.hpp"
 
 namespace dpt::app {
 

@@ -2,8 +2,8 @@
 
 #include <fstream>
 
-#include "support/numbers.hpp"
-#include "support/errors.hpp"
+#include "app_support/numbers.hpp"
+#include "app_support/errors.hpp"
 
 namespace dpt::app {
 namespace {

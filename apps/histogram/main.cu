@@ -24,11 +24,11 @@
 #include "histogram/options.hpp"
 #include "histogram/sequential_histogram.hpp"
 #include "histogram/values_file.hpp"
-#include "support/device_memory.hpp"
-#include "support/errors.hpp"
-#include "support/memory.hpp"
-#include "support/output_file.hpp"
-#include "support/timing.hpp"
+#include "app_support/device_memory.hpp"
+#include "app_support/errors.hpp"
+#include "app_support/memory.hpp"
+#include "app_support/output_file.hpp"
+#include "app_support/timing.hpp"
 
 namespace {
 

@@ -6,8 +6,8 @@
 #include <string>
 
 #include <dpt/config.hpp>
-#include "support/command_line.hpp"
-#include "support/errors.hpp"
+#include "app_support/command_line.hpp"
+#include "app_support/errors.hpp"
 
 namespace dpt::app {
 

@@ -4,9 +4,9 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "support/numbers.hpp"
-#include "support/errors.hpp"
-#include "support/raw_file.hpp"
+#include "app_support/numbers.hpp"
+#include "app_support/errors.hpp"
+#include "app_support/raw_file.hpp"
 
 namespace dpt::app {
 namespace {

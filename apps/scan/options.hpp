@@ -1,4 +1,4 @@
-// dpt-scan's command line: the options a run takes, parsed by CLI11 (support/command_line.hpp, included by
+// dpt-scan's command line: the options a run takes, parsed by CLI11 (app_support/command_line.hpp, included by
 // options.cpp only) and checked against each other. A bad option is an input_error naming it (exit status 2), e.g.
 // "--input excludes --n and --seed".
 #pragma once

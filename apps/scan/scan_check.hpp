@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "scan/scan_values.hpp"
-#include "support/rounding_error.hpp"
+#include "app_support/rounding_error.hpp"
 
 namespace dpt::app {
 

@@ -15,9 +15,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "support/numbers.hpp"
-#include "support/errors.hpp"
-#include "support/raw_file.hpp"
+#include "app_support/numbers.hpp"
+#include "app_support/errors.hpp"
+#include "app_support/raw_file.hpp"
 
 namespace dpt::app {
 

@@ -25,13 +25,13 @@
 #endif
 #include "spmv/options.hpp"
 #include "spmv/spmv_check.hpp"
-#include "support/device_csr.hpp"
-#include "support/device_memory.hpp"
-#include "support/errors.hpp"
-#include "support/matrix_market.hpp"
-#include "support/memory.hpp"
-#include "support/output_file.hpp"
-#include "support/timing.hpp"
+#include "app_support/device_csr.hpp"
+#include "app_support/device_memory.hpp"
+#include "app_support/errors.hpp"
+#include "app_support/matrix_market.hpp"
+#include "app_support/memory.hpp"
+#include "app_support/output_file.hpp"
+#include "app_support/timing.hpp"
 
 namespace {
 

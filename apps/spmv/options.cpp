@@ -3,8 +3,8 @@
 
 #include <limits>
 
-#include "support/command_line.hpp"
-#include "support/errors.hpp"
+#include "app_support/command_line.hpp"
+#include "app_support/errors.hpp"
 
 namespace dpt::app {
 

@@ -12,8 +12,8 @@
 #include <limits>
 #include <vector>
 
-#include "support/matrix_market.hpp"
-#include "support/rounding_error.hpp"
+#include "app_support/matrix_market.hpp"
+#include "app_support/rounding_error.hpp"
 
 namespace dpt::app {
 

@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include <dpt/config.hpp>
-#include "support/errors.hpp"
+#include "app_support/errors.hpp"
 #include "tour/example.hpp"
 #include "tour/options.hpp"
 

@@ -1,4 +1,4 @@
-// dpt-tour's command line: it takes no options but --help, parsed by CLI11 (support/command_line.hpp, included by
+// dpt-tour's command line: it takes no options but --help, parsed by CLI11 (app_support/command_line.hpp, included by
 // options.cpp only) like every app's, so an argument is an input_error (exit status 2).
 #pragma once
 

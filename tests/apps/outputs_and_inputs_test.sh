@@ -9,7 +9,7 @@ set -uo pipefail
 spmv=$1 histogram=$2 scan=$3 grid=$4 matrices=$5
 # shellcheck disable=SC2034  # skip_without_device (app_test_lib.sh) runs $app
 app=$spmv
-source "$(dirname "${BASH_SOURCE[0]}")/../support/app_test_lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../test_support/app_test_lib.sh"
 skip_without_device "$matrices/karate.mtx" --repeat 1
 
 # The inputs in $in (the apps run there), copies to compare with in $work/pristine, the apps' messages in $work.

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include <dpt/kernels/cuda.hpp>
-#include "support/operators.hpp"
-#include "support/random_inputs.hpp"
+#include "test_support/operators.hpp"
+#include "test_support/random_inputs.hpp"
 
 namespace dpt::test {
 

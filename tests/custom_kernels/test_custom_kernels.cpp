@@ -17,8 +17,8 @@
 #include <scaffolding/scan_each.hpp>
 #include "custom_kernels/scan_inputs.hpp"
 #include "custom_kernels/simt_cases.hpp"
-#include "support/operators.hpp"
-#include "support/random_inputs.hpp"
+#include "test_support/operators.hpp"
+#include "test_support/random_inputs.hpp"
 
 namespace {
 

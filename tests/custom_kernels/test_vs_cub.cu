@@ -25,8 +25,8 @@
 #include <dpt/kernels/device_scan.hpp>
 #include <scaffolding/scan_each.hpp>
 #include "custom_kernels/scan_inputs.hpp"
-#include "support/operators.hpp"
-#include "support/random_inputs.hpp"
+#include "test_support/operators.hpp"
+#include "test_support/random_inputs.hpp"
 
 namespace {
 

@@ -84,7 +84,7 @@ def read_bytes(path):
 def output_names_input(case, args, input_name, out_option):
     """An output that names the input (as given, through ./, through a symbolic link or through a hard link) must be
     refused: exit 2, the input byte-identical, nothing written. ARGS is a valid run without the output. The apps
-    compare files by device and inode (apps/support/output_file.cpp), so a hard link, another name of the same
+    compare files by device and inode (apps/app_support/output_file.cpp), so a hard link, another name of the same
     file, is refused like the rest."""
     way = case.rng.choice(["same path", "./path", "symbolic link", "hard link"])
     target = input_name

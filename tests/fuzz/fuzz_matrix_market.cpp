@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "support/errors.hpp"
-#include "support/matrix_market.hpp"
+#include "app_support/errors.hpp"
+#include "app_support/matrix_market.hpp"
 
 namespace {
 

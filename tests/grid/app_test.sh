@@ -5,7 +5,7 @@
 set -uo pipefail
 app=$1
 data=$2
-source "$(dirname "${BASH_SOURCE[0]}")/../support/app_test_lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../test_support/app_test_lib.sh"
 
 skip_without_device --input "$data/seven.csv" --dims 4x4
 outputs=(--cells-out "$work/cells.txt" --neighbors-out "$work/neighbors.txt" --png "$work/grid.png")

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include <dpt/grid.hpp>
-#include "support/to_std.hpp"
+#include "test_support/to_std.hpp"
 
 namespace dpt::test {
 

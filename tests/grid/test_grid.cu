@@ -14,8 +14,8 @@
 #include <dpt/grid.hpp>
 #include <dpt/grid_neighbors.hpp>
 #include "grid/grid_reference.hpp"
-#include "support/fma_build.hpp"
-#include "support/random_inputs.hpp"
+#include "test_support/fma_build.hpp"
+#include "test_support/random_inputs.hpp"
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include "grid/options.hpp"
 #include "grid/particles.hpp"
 #include "grid/sequential_check.hpp"
-#include "support/to_std.hpp"
+#include "test_support/to_std.hpp"
 
 namespace {
 

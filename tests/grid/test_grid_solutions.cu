@@ -12,7 +12,7 @@
 #include <dpt/config.hpp>
 #include <dpt/grid_solutions.hpp>
 #include "grid/grid_reference.hpp"
-#include "support/random_inputs.hpp"
+#include "test_support/random_inputs.hpp"
 
 namespace {
 

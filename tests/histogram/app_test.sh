@@ -6,7 +6,7 @@ set -uo pipefail
 app=$1
 data=$2
 build=$3
-source "$(dirname "${BASH_SOURCE[0]}")/../support/app_test_lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../test_support/app_test_lib.sh"
 
 skip_without_device --input "$data/constant.txt" --bins 4
 outputs=(--out "$work/counts.txt" --png "$work/histogram.png")

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include <dpt/find_repeats.hpp>
-#include "support/random_inputs.hpp"
+#include "test_support/random_inputs.hpp"
 
 namespace {
 

@@ -18,8 +18,8 @@
 
 #include <dpt/histogram.hpp>
 #include "histogram/sequential_histogram.hpp"
-#include "support/fma_build.hpp"
-#include "support/random_inputs.hpp"
+#include "test_support/fma_build.hpp"
+#include "test_support/random_inputs.hpp"
 
 namespace {
 

@@ -20,7 +20,7 @@
 #include <dpt/histogram.hpp>
 #include "histogram/generate_values.hpp"
 #include "histogram/sequential_histogram.hpp"
-#include "support/random_inputs.hpp"
+#include "test_support/random_inputs.hpp"
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include <dpt/scatter_reduce.hpp>
-#include "support/random_inputs.hpp"
+#include "test_support/random_inputs.hpp"
 
 namespace {
 

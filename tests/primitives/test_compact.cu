@@ -12,9 +12,9 @@
 #include <vector>
 
 #include <dpt/compact.hpp>
-#include "support/first_difference.hpp"
-#include "support/random_inputs.hpp"
-#include "support/sliced_cpu_policy.hpp"
+#include "test_support/first_difference.hpp"
+#include "test_support/random_inputs.hpp"
+#include "test_support/sliced_cpu_policy.hpp"
 #include <dpt/cpu/streaming_store.hpp>
 
 namespace {

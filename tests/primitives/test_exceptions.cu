@@ -14,7 +14,7 @@
 #include <dpt/config.hpp>
 #include <dpt/scan.hpp>
 #include <dpt/segmented_scan.hpp>
-#include "support/sliced_cpu_policy.hpp"
+#include "test_support/sliced_cpu_policy.hpp"
 
 #if !DPT_CUDA_DEVICE_SYSTEM
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include <dpt/group_by_key.hpp>
-#include "support/random_inputs.hpp"
+#include "test_support/random_inputs.hpp"
 
 namespace {
 

@@ -13,12 +13,12 @@
 #include <vector>
 
 #include <dpt/segmented_scan.hpp>
-#include "support/first_difference.hpp"
-#include "support/offset_output.hpp"
-#include "support/operators.hpp"
-#include "support/random_inputs.hpp"
-#include "support/sliced_cpu_policy.hpp"
-#include "support/to_std.hpp"
+#include "test_support/first_difference.hpp"
+#include "test_support/offset_output.hpp"
+#include "test_support/operators.hpp"
+#include "test_support/random_inputs.hpp"
+#include "test_support/sliced_cpu_policy.hpp"
+#include "test_support/to_std.hpp"
 #include <dpt/cpu/streaming_store.hpp>
 
 namespace {

@@ -26,7 +26,7 @@
 #  include <tbb/global_control.h>
 #  include <tbb/task_arena.h>
 #endif
-#include "support/sliced_cpu_policy.hpp"
+#include "test_support/sliced_cpu_policy.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 set -uo pipefail
 app=$1
 build=$2
-source "$(dirname "${BASH_SOURCE[0]}")/../support/app_test_lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../test_support/app_test_lib.sh"
 
 skip_without_device --n 4 --impl thrust
 outputs=(--out "$work/prefix.txt")

@@ -13,7 +13,7 @@
 
 #include "scan/scan_check.hpp"
 #include "scan/scan_values.hpp"
-#include "support/error_of.hpp"
+#include "test_support/error_of.hpp"
 
 namespace {
 

@@ -4,7 +4,7 @@
 # links, and outside it nothing changed. Skipped (77) where no mount namespace can be made.
 #   tests/scripts/bare_gpu_machine_test.sh
 set -uo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/../support/script_test_lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../test_support/script_test_lib.sh"
 bare=$(dirname "${BASH_SOURCE[0]}")/../../scripts/bare-gpu-machine
 
 # One line per probe: the header or file, and whether the bare machine has it.

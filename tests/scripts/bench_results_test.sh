@@ -5,7 +5,7 @@
 #   tests/scripts/bench_results_test.sh
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/bench_results.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/../support/script_test_lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../test_support/script_test_lib.sh"
 
 # The stand-in: writes Google Benchmark's JSON shape to --benchmark_out, holding its other arguments and its
 # process number; exits 1 instead in the process numbered $FAIL_AT.

@@ -6,7 +6,7 @@
 #   tests/scripts/gpu_build_pack_test.sh
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../scripts/gpu_build_pack.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/../support/script_test_lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../test_support/script_test_lib.sh"
 
 # A stand-in nvcc whose build line the test sets.
 mkdir -p "$work/bin"

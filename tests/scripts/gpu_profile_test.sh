@@ -9,8 +9,8 @@
 # shellcheck source-path=SCRIPTDIR
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=../support/script_test_lib.sh
-source "$here/../support/script_test_lib.sh"
+# shellcheck source=../test_support/script_test_lib.sh
+source "$here/../test_support/script_test_lib.sh"
 repo=$(cd "$here/../.." && pwd)
 
 # --- the fakes, first on PATH ---------------------------------------------------------------------------------

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "support/matrix_market.hpp"
+#include "app_support/matrix_market.hpp"
 
 namespace dpt::test {
 

@@ -23,12 +23,12 @@
 #include <unistd.h>
 #include <vector>
 
-#include "support/command_line.hpp"
-#include "support/numbers.hpp"
-#include "support/error_of.hpp"
-#include "support/errors.hpp"
-#include "support/output_file.hpp"
-#include "support/raw_file.hpp"
+#include "app_support/command_line.hpp"
+#include "app_support/numbers.hpp"
+#include "test_support/error_of.hpp"
+#include "app_support/errors.hpp"
+#include "app_support/output_file.hpp"
+#include "app_support/raw_file.hpp"
 
 namespace {
 

@@ -10,7 +10,7 @@
 
 #include <dpt/coo_to_csr.hpp>
 #include "spmv/reference.hpp"
-#include "support/random_inputs.hpp"
+#include "test_support/random_inputs.hpp"
 
 namespace {
 

@@ -15,10 +15,10 @@
 
 #include <unistd.h>
 
-#include "support/error_of.hpp"
-#include "support/errors.hpp"
-#include "support/matrix_dir.hpp"
-#include "support/matrix_market.hpp"
+#include "test_support/error_of.hpp"
+#include "app_support/errors.hpp"
+#include "test_support/matrix_dir.hpp"
+#include "app_support/matrix_market.hpp"
 
 namespace {
 

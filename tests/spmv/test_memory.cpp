@@ -1,4 +1,4 @@
-// The apps' memory check (apps/support/memory.hpp): the kernel's and the cgroups' text read right, a run's peak
+// The apps' memory check (apps/app_support/memory.hpp): the kernel's and the cgroups' text read right, a run's peak
 // taken over its phases (summed when the device is the host, each memory on its own with a GPU), and a refusal
 // that names what was needed and what was there.
 #include <catch2/catch.hpp>
@@ -14,7 +14,7 @@
 #include <sys/resource.h>
 #endif
 
-#include "support/memory.hpp"
+#include "app_support/memory.hpp"
 
 namespace {
 

@@ -15,10 +15,10 @@
 
 #include <dpt/spmv.hpp>
 #include "spmv/reference.hpp"
-#include "support/device_csr.hpp"
-#include "support/matrix_dir.hpp"
-#include "support/matrix_market.hpp"
-#include "support/sliced_cpu_policy.hpp"
+#include "app_support/device_csr.hpp"
+#include "test_support/matrix_dir.hpp"
+#include "app_support/matrix_market.hpp"
+#include "test_support/sliced_cpu_policy.hpp"
 
 namespace {
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "spmv/spmv_check.hpp"
-#include "support/matrix_dir.hpp"
-#include "support/matrix_market.hpp"
+#include "test_support/matrix_dir.hpp"
+#include "app_support/matrix_market.hpp"
 
 namespace {
 

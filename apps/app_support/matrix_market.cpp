@@ -1,4 +1,4 @@
-#include "support/matrix_market.hpp"
+#include "app_support/matrix_market.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -10,7 +10,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "support/errors.hpp"
+#include "app_support/errors.hpp"
 
 namespace dpt::mtx {
 

@@ -5,7 +5,7 @@
 #include <functional>
 #include <string>
 
-#include "support/errors.hpp"
+#include "app_support/errors.hpp"
 
 namespace dpt::test {
 

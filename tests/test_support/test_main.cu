@@ -1,12 +1,12 @@
 // Catch2's runner for every dpt test executable. In CUDA builds a test of device code reports "skipped: no
 // device" (ctest's exit code 77) on a machine without a GPU or without a driver, and fails on any other error
 // from counting the devices; a test built with DPT_TEST_RUNS_ON_HOST (the SIMT runner's kernels, which run on
-// the CPU) runs anyway. Catch2 itself is compiled once, apart (tests/support/catch_session.cpp).
+// the CPU) runs anyway. Catch2 itself is compiled once, apart (tests/test_support/catch_session.cpp).
 #include <cstdio>
 #include <thrust/execution_policy.h>
 
 #include <dpt/config.hpp>
-#include "support/catch_session.hpp"
+#include "test_support/catch_session.hpp"
 
 #if DPT_CUDA_DEVICE_SYSTEM
 #  include <exception>

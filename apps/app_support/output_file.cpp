@@ -1,4 +1,4 @@
-#include "support/output_file.hpp"
+#include "app_support/output_file.hpp"
 
 #include <atomic>
 #include <cerrno>
@@ -19,7 +19,7 @@
 #  include <sys/vfs.h>
 #endif
 
-#include "support/errors.hpp"
+#include "app_support/errors.hpp"
 
 namespace dpt::app {
 

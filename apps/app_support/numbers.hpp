@@ -1,11 +1,11 @@
 // Numbers in dpt's inputs, options and files alike: decimal, the whole token, and an error that names what was
-// being read. The command line itself is parsed by CLI11 (support/command_line.hpp); its options keep their values
+// being read. The command line itself is parsed by CLI11 (app_support/command_line.hpp); its options keep their values
 // as text, which these read.
 #pragma once
 
 #include <string>
 
-#include "support/errors.hpp"
+#include "app_support/errors.hpp"
 
 namespace dpt::app {
 

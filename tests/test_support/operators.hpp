@@ -8,7 +8,7 @@
 #include <vector>
 
 #include <dpt/config.hpp>
-#include "support/random_inputs.hpp"
+#include "test_support/random_inputs.hpp"
 
 namespace dpt::test {
 

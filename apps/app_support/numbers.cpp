@@ -1,4 +1,4 @@
-#include "support/numbers.hpp"
+#include "app_support/numbers.hpp"
 
 #include <cerrno>
 #include <cctype>

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "support/errors.hpp"
+#include "app_support/errors.hpp"
 
 namespace dpt::app {
 

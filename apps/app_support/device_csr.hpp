@@ -14,7 +14,7 @@
 
 #include <dpt/coo_to_csr.hpp>
 #include <dpt/spmv.hpp>
-#include "support/matrix_market.hpp"
+#include "app_support/matrix_market.hpp"
 
 namespace dpt::app {
 

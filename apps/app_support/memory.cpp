@@ -1,4 +1,4 @@
-#include "support/memory.hpp"
+#include "app_support/memory.hpp"
 
 #include <algorithm>
 #include <charconv>

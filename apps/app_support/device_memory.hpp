@@ -8,7 +8,7 @@
 #include <string>
 
 #include <dpt/config.hpp>
-#include "support/memory.hpp"
+#include "app_support/memory.hpp"
 #if DPT_CUDA_DEVICE_SYSTEM
 #  include <dpt/detail/cuda_check.hpp>
 #endif

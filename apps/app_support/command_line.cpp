@@ -1,4 +1,4 @@
-#include "support/command_line.hpp"
+#include "app_support/command_line.hpp"
 
 namespace dpt::app {
 
