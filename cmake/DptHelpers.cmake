@@ -45,15 +45,19 @@ function(dpt_add_app name)
 endfunction()
 
 # A test executable per area, labelled for ctest: `cpu` (Thrust on a CPU device system), `simt` (kernels on the
-# host SIMT runner) or `gpu` (needs a GPU). In a CUDA build every Thrust test runs on the GPU, so `cpu` becomes
-# `gpu` there. Exit code 77 means "skipped" — a GPU test on a machine without a GPU says so instead of passing.
+# host SIMT runner), `host` (host-only code: the apps' readers, command lines, references) or `gpu` (needs a
+# GPU). In a CUDA build every Thrust test runs on the GPU, so `cpu` becomes `gpu` there. Exit code 77 means
+# "skipped" — a GPU test on a machine without a GPU says so instead of passing. simt and host tests need no GPU,
+# even in a CUDA build, and are left out when DPT_BUILD_HOST_TESTS is off.
 function(dpt_add_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;LABELS;ARGS" ${ARGN})
   if(NOT ARG_LABELS)
     set(ARG_LABELS cpu)
   endif()
-  # simt tests run kernels on the host runner: they need no GPU, even in a CUDA build
-  if("simt" IN_LIST ARG_LABELS)
+  if("simt" IN_LIST ARG_LABELS OR "host" IN_LIST ARG_LABELS)
+    if(NOT DPT_BUILD_HOST_TESTS)
+      return()
+    endif()
     set(runner dpt_test_main_host)
   else()
     set(runner dpt_test_main)
@@ -61,6 +65,11 @@ function(dpt_add_test name)
   _dpt_add_executable(${name} SOURCES ${ARG_SOURCES} LIBS ${runner} ${ARG_LIBS})
   if(DPT_CUDA)
     list(TRANSFORM ARG_LABELS REPLACE "^cpu$" "gpu")
+  endif()
+  # Under AddressSanitizer the [large] cases run about a hundred times slower than in the optimised builds, which
+  # run them; the sanitizer build runs the rest (tests/test_support/random_inputs.hpp: sanitized_build).
+  if(CMAKE_CXX_FLAGS MATCHES "-fsanitize=address")
+    list(APPEND ARG_ARGS "~[large]")
   endif()
   add_test(NAME ${name} COMMAND ${name} ${ARG_ARGS})
   set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}" SKIP_RETURN_CODE 77)

@@ -18,10 +18,10 @@ dpt_banner() { printf '\n=== %s ===\n' "$*"; }
 
 # dpt_gpu_environment [PREFIX]: what the GPU tests, benchmarks, sanitizers and profiles need from the environment:
 # PREFIX's shared libraries (scripts/gpu-prefix) and the toolkit's (an executable unpacked from a pack names the
-# folders of the machine that built it) on LD_LIBRARY_PATH, and the folder of the real matrices (test_spmv and
-# bench_spmv otherwise look where the source tree was when they were built). Sets multiarch (the prefix's library
-# folder when it has one; gcc prints none on an image that is not Debian's) and toolkit (/usr/local/cuda-13.0,
-# not the link's path).
+# folders of the machine that built it) on LD_LIBRARY_PATH, and the folder of the real matrices (test_spmv,
+# test_app_support and bench_spmv otherwise look where the source tree was when they were built). Sets multiarch
+# (the prefix's library folder when it has one; gcc prints none on an image that is not Debian's) and toolkit
+# (/usr/local/cuda-13.0, not the link's path).
 dpt_gpu_environment() {
   local prefix=${1:-} dir toolkit_libs=
   multiarch=

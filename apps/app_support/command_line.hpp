@@ -2,8 +2,8 @@
 // are long (`--name value` or `--name=value`, `--flag`); an unknown option, an option given twice, a missing or empty
 // value, a value given to a flag, and a separate value that is the next option (`--out --check` lost the output's
 // name) are input_errors, so each is one line and exit status 2. Options keep their values as text: each app reads
-// its numbers with parse_int_in / parse_double (app_support/numbers.hpp), which take the whole token in decimal and name
-// the option in their messages. --help is an app's own flag, and its usage text its own (CLI11's is not used).
+// its numbers with parse_int_in / parse_double (app_support/numbers.hpp), which take the whole token in decimal and
+// name the option in their messages. --help is an app's own flag, and its usage text its own (CLI11's is not used).
 //
 // CLI11 is included by .cpp files only (each app's options.cpp): nvcc never sees it.
 #pragma once

@@ -233,7 +233,7 @@ TEST_CASE("build_grid reproduces the worked example", "[grid]" DPT_BACKEND_TAG) 
 }
 
 // The random tests below come in two sizes: up to 97 particles for every build, the sanitizer one included, and
-// the larger sizes tagged [large], which the sanitizer build skips (see tests/CMakeLists.txt).
+// the larger sizes tagged [large], which the sanitizer build skips (dpt_add_test).
 template <int Dim, class Real>
 void check_build_grid(std::size_t n, int layout, dpt::test::spread how) {
   CAPTURE(n, layout, how == dpt::test::spread::uniform);

@@ -106,7 +106,7 @@ TEST_CASE("the five solutions agree on the worked example", "[grid][solutions]" 
 }
 
 // The random tests come in two sizes: up to 97 particles for every build, the sanitizer one included, and the
-// larger sizes tagged [large], which the sanitizer build skips (see tests/CMakeLists.txt).
+// larger sizes tagged [large], which the sanitizer build skips (dpt_add_test).
 template <class Real>
 void check_all_solutions_2d(std::size_t n, int side, dpt::test::spread how) {
   CAPTURE(n, side, how == dpt::test::spread::uniform);

@@ -125,7 +125,7 @@ TEMPLATE_TEST_CASE("expand_symmetric mirrors each off-diagonal entry once", "[sp
   }
 }
 
-TEST_CASE("expand_symmetric mirrors a million stored entries", "[spmv][coo_to_csr]" DPT_BACKEND_TAG) {
+TEST_CASE("expand_symmetric mirrors a million stored entries", "[spmv][coo_to_csr][large]" DPT_BACKEND_TAG) {
   const std::size_t n = 1000003;
   const auto t = random_triplets(n, 100003, 100003, true, 17);
   const auto expected =
