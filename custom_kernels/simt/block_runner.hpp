@@ -23,7 +23,7 @@ class block_runner {
   // Runs every thread of the block to its end; throws what went wrong.
   void run_block(uint3 block_index);
 
-  // ---- called on fibers; each is a scheduling point but the last three ----------------------------------------
+  // ---- called on fibers; sync_block, collective_op and point are scheduling points ---------------------------
 
   // __syncthreads and its reductions (`how`: 0 count, 1 and, 2 or; the result is then barrier_result()).
   void sync_block(const detail::site& at, int predicate, int how);
