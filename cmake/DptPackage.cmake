@@ -12,8 +12,9 @@ include(GNUInstallDirs)
 
 set(DPT_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/dpt")
 install(TARGETS dpt_cpu_backend dpt_algorithms dpt_custom_kernels dpt_simt EXPORT dpt-targets)
-install(DIRECTORY cpu_backend/dpt algorithms/dpt custom_kernels/dpt custom_kernels/simt DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
+install(DIRECTORY cpu_backend/dpt algorithms/dpt custom_kernels/dpt DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
   FILES_MATCHING PATTERN "*.hpp")
+install(FILES custom_kernels/simt/simt.hpp DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/simt")
 install(EXPORT dpt-targets NAMESPACE dpt:: DESTINATION "${DPT_INSTALL_CMAKEDIR}")
 
 get_filename_component(DPT_BOOST_CMAKE_PARENT "${Boost_DIR}" DIRECTORY)  # …/cmake, above Boost-<version>/

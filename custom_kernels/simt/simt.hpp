@@ -145,7 +145,7 @@ std::uint64_t shuffle(const site& at, unsigned mask, shuffle_kind kind, std::uin
 unsigned ballot(const site& at, unsigned mask, bool predicate);
 unsigned active_mask();
 // `changed`: whether the operation wrote memory (progress); otherwise it only looked at `observed` (the value
-// it found at `address`), and whether that was a spin depends on what the fiber does next time (runner.cpp).
+// it found at `address`), and whether that was a spin depends on what the fiber does next time (spin_detector.hpp).
 void memory_point(const void* address, std::uint64_t observed, bool changed);
 void fence_point();
 void sleep_point();
