@@ -310,7 +310,7 @@ void register_matrix(const std::string& name) {
   // replaces there (row ids, then reduce_by_key), the one dpt::spmv runs on GPUs.
   add("spmv/thrust_composition/" + name, nnz, [name](benchmark::State& state) {
     device_benchmark(state, name, [](device_problem& p) {
-      dpt::detail::spmv_by_row_ids(thrust::device, p.view(), p.x.begin(), p.y.begin());
+      dpt::spmv_by_row_ids(thrust::device, p.view(), p.x.begin(), p.y.begin());
     });
   });
   add("spmv/eigen/" + name, nnz, [name](benchmark::State& state) { eigen_benchmark(state, name); });

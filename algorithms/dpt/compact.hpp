@@ -29,6 +29,7 @@
 
 #include <dpt/config.hpp>
 #include <dpt/cpu/compact.hpp>
+#include <dpt/detail/primitive_scratch.hpp>
 #include <dpt/detail/temporary_array.hpp>
 
 namespace dpt {
@@ -85,6 +86,14 @@ OutputIt compact(const thrust::detail::execution_policy_base<DerivedPolicy>& exe
     thrust::inclusive_scan(exec, flags, flags + n, scatter);
     return result + detail::read_element(kept.begin());
   }
+}
+
+// An upper bound on the bytes compact of n elements takes through thrust::device's policy, on this build's device
+// system: the count and the scan's scratch on CUDA and CPP; nothing on OMP and TBB, whose per-core slice buffers
+// come from the heap, not from the policy.
+inline std::size_t compact_temporary_bytes(std::ptrdiff_t n) {
+  if (cpu::handles_device_system_v || n <= 0) return 0;
+  return sizeof(std::ptrdiff_t) + detail::scan_scratch_bytes<std::ptrdiff_t>(n);
 }
 
 }  // namespace dpt

@@ -22,6 +22,7 @@
 // sequence, so the diagonal is never doubled.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <stdexcept>
 #include <cuda/std/iterator>
@@ -38,6 +39,7 @@
 
 #include <dpt/compact.hpp>
 #include <dpt/config.hpp>
+#include <dpt/detail/primitive_scratch.hpp>
 #include <dpt/detail/temporary_array.hpp>
 
 namespace dpt {
@@ -133,6 +135,17 @@ std::ptrdiff_t coo_to_csr(const thrust::detail::execution_policy_base<DerivedPol
   thrust::lower_bound(exec, pair_rows.begin(), pair_rows.begin() + nnz, row_numbers, row_numbers + (num_rows + 1),
                       row_offsets);
   return nnz;
+}
+
+// An upper bound on the bytes coo_to_csr takes through its policy for n triplets, with column indices of type
+// Index and values of type Value out, Thrust's own scratch included, on this build's device system
+// (dpt/detail/primitive_scratch.hpp says how each primitive's share is bounded).
+template <class Index, class Value>
+std::size_t coo_to_csr_temporary_bytes(std::ptrdiff_t n) {
+  using key = thrust::tuple<Index, Index>;
+  // the sorted triplets and each pair's row, then the sort's or the reduction's scratch
+  return detail::array_bytes(n, 3 * sizeof(Index) + sizeof(Value)) +
+         std::max(detail::sort_scratch_bytes<key, Value>(n), detail::reduce_by_key_scratch_bytes<key, Value>(n));
 }
 
 }  // namespace dpt

@@ -31,6 +31,7 @@
 // (a std::invalid_argument) naming the first offending particle; a bad grid is a std::invalid_argument.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cuda/std/array>
@@ -50,6 +51,7 @@
 #include <thrust/transform.h>
 
 #include <dpt/config.hpp>
+#include <dpt/detail/primitive_scratch.hpp>
 #include <dpt/detail/temporary_array.hpp>
 
 namespace dpt {
@@ -323,6 +325,15 @@ sorted_grid<CellIt, ParticleIt, OffsetIt> build_grid(const thrust::detail::execu
   sort_particles_by_cell(exec, sorted_cells, sorted_cells + n, sorted_particles);
   find_cell_boundaries(exec, sorted_cells, sorted_cells + n, grid.cell_count(), cell_start, cell_end);
   return {sorted_cells, sorted_particles, n, cell_start, cell_end};
+}
+
+// An upper bound on the bytes build_grid (or its three steps in turn) takes through its policy for n particles
+// with cells of type Cell and particle ids of type Particle, Thrust's own scratch included, on this build's
+// device system (dpt/detail/primitive_scratch.hpp says how each primitive's share is bounded): the map's search
+// for a particle without a cell, then the sort's.
+template <class Cell, class Particle>
+std::size_t build_grid_temporary_bytes(std::ptrdiff_t n) {
+  return std::max(detail::reduction_scratch_bytes(n), detail::sort_scratch_bytes<Cell, Particle>(n));
 }
 
 }  // namespace dpt

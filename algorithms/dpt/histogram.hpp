@@ -24,6 +24,7 @@
 //   cub            cub::DeviceHistogram::HistogramEven (CUDA device system only)
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cuda/functional>
 #include <cuda/std/iterator>
@@ -31,6 +32,7 @@
 #include <thrust/adjacent_difference.h>
 #include <thrust/binary_search.h>
 #include <thrust/copy.h>
+#include <thrust/device_ptr.h>
 #include <thrust/fill.h>
 #include <thrust/find.h>
 #include <thrust/host_vector.h>
@@ -49,6 +51,7 @@
 #include <dpt/detail/histogram_atomics.hpp>
 #include <dpt/histogram_bins.hpp>
 #include <dpt/histogram_method.hpp>
+#include <dpt/detail/primitive_scratch.hpp>
 #include <dpt/detail/temporary_array.hpp>
 
 namespace dpt {
@@ -147,6 +150,31 @@ void count_by_reduce_by_key(const thrust::detail::execution_policy_base<DerivedP
   thrust::scatter(exec, run_sizes.begin(), ends.second, run_ids.begin(), slots);
 }
 
+// An upper bound on the bytes each method's counting step takes through its policy for n values in slot_count
+// slots, the K + 3 slots themselves not included.
+inline std::size_t counting_scratch_bytes(std::ptrdiff_t n, int slot_count, histogram_method method) {
+  // the sort-based methods hold the n sorted ids, and first the sort's scratch, then their own step's
+  const std::size_t ids = array_bytes(n, sizeof(int)), sorted = ids + sort_scratch_bytes<int>(n);
+  const std::ptrdiff_t slots = slot_count;
+  switch (method) {
+    case histogram_method::sort:
+      return std::max(sorted, ids + array_bytes(slots + 1, sizeof(std::ptrdiff_t)) +
+                                  scan_scratch_bytes<std::ptrdiff_t>(slots + 1));
+    case histogram_method::upper_bound:
+      return std::max(sorted, ids + array_bytes(slots, sizeof(std::ptrdiff_t)) +
+                                  adjacent_difference_scratch_bytes<std::ptrdiff_t>(slots));
+    case histogram_method::reduce_by_key:
+      return std::max(sorted, ids + array_bytes(std::min<std::ptrdiff_t>(n, slots), sizeof(int) + sizeof(bin_counter)) +
+                                  reduce_by_key_scratch_bytes<int, bin_counter>(n));
+    case histogram_method::atomic:
+      return 0;
+    case histogram_method::privatized:
+      return privatized_scratch_bytes(n, slot_count);
+    default:
+      return cub_scratch_bytes(n, slot_count);
+  }
+}
+
 }  // namespace detail
 
 // Counts the values of [first, last) in bins.count equal-width bins over [bins.lo, bins.hi] (last bin closed),
@@ -156,7 +184,7 @@ void count_by_reduce_by_key(const thrust::detail::execution_policy_base<DerivedP
 // is wider than its type holds, a range too narrow for bins.count distinct edges (NumPy 2's "Too many bins for
 // data range"), or the cub method on a CPU device system.
 // Scratch: the sort-based methods hold n bin ids plus O(K); the atomic ones O(K) (the CPU privatized one
-// O(K) per chunk).
+// O(K) per chunk); histogram_temporary_bytes bounds it.
 template <class DerivedPolicy, class InputIt, class Bound, class CountIt>
 histogram_result histogram(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, InputIt first,
                            InputIt last, const even_bins<Bound>& bins, CountIt counts,
@@ -202,10 +230,22 @@ histogram_result histogram(const thrust::detail::execution_policy_base<DerivedPo
       detail::count_by_cub(exec, first, n, bin_of, slot_count, slots.begin());
       break;
   }
-  // the bins go to the caller; the three dropped slots come back to the host in one copy
+  // the bins go to the caller; the three dropped slots come back to the host in one copy, through a plain device
+  // pointer (the slots' own pointer names the caller's policy, which a policy with an allocator cannot rebuild)
   thrust::copy_n(exec, slots.begin(), bin_count, counts);
-  const thrust::host_vector<detail::bin_counter> dropped(slots.begin() + bin_count, slots.end());
+  const auto device_slots = thrust::device_pointer_cast(thrust::raw_pointer_cast(slots.begin()));
+  const thrust::host_vector<detail::bin_counter> dropped(device_slots + bin_count, device_slots + slot_count);
   return {dropped[0], dropped[1], dropped[2]};
+}
+
+// An upper bound on the bytes dpt::histogram takes through its policy for n values in `bins` bins with `method`,
+// Thrust's own scratch included, on this build's device system (dpt/detail/primitive_scratch.hpp says how each
+// primitive's share is bounded): the K + 3 slots, and the edge check's scratch or the method's.
+inline std::size_t histogram_temporary_bytes(std::ptrdiff_t n, int bins, histogram_method method) {
+  const int slot_count = bins + 3;
+  return std::max(detail::reduction_scratch_bytes(bins),
+                  detail::array_bytes(slot_count, sizeof(detail::bin_counter)) +
+                      detail::counting_scratch_bytes(n, slot_count, method));
 }
 
 }  // namespace dpt

@@ -10,12 +10,14 @@
 // adds its base".
 #pragma once
 
+#include <cstddef>
 #include <cuda/std/functional>
 #include <cuda/std/iterator>
 #include <thrust/scan.h>
 
 #include <dpt/config.hpp>
 #include <dpt/cpu/scan.hpp>
+#include <dpt/detail/primitive_scratch.hpp>
 
 namespace dpt {
 
@@ -44,6 +46,14 @@ OutputIt exclusive_scan(const thrust::detail::execution_policy_base<DerivedPolic
     // one scan on the device system (CUB's single-pass scan on CUDA, a loop on CPP)
     return thrust::exclusive_scan(exec, first, last, result, init, op);
   }
+}
+
+// An upper bound on the bytes inclusive_scan and exclusive_scan of n elements of type T take through
+// thrust::device's policy, on this build's device system: Thrust's scan scratch on CUDA
+// (dpt/detail/primitive_scratch.hpp), nothing on the CPU systems.
+template <class T>
+std::size_t scan_temporary_bytes(std::ptrdiff_t n) {
+  return cpu::handles_device_system_v ? 0 : detail::scan_scratch_bytes<T>(n);
 }
 
 }  // namespace dpt

@@ -23,8 +23,10 @@
 // (never stored), step 3 scatters head flags and scans them, steps 4–5 are one thrust::reduce_by_key. Rows with no
 // entries produce no segment, so they are filled with 0. OpenMP and TBB policies, whose reduce_by_key runs far
 // below memory bandwidth, go to dpt's CPU backend (dpt/cpu/spmv.hpp): the same flat form over equal slices of
-// non-zeros, each row's sum a segmented reduction that needs no row ids. dpt::spmv_row_per_thread is the "one
-// thread per row" loop the lecture argues against, kept for comparison (bench/ measures all three).
+// non-zeros, each row's sum a segmented reduction that needs no row ids. dpt::spmv_by_row_ids is the composition on
+// every system; dpt::spmv_row_per_thread is the "one thread per row" loop the lecture argues against, kept for
+// comparison (bench/ measures all three). spmv_temporary_bytes and spmv_by_row_ids_temporary_bytes bound the
+// scratch a call takes from its policy, for a caller sizing memory before it allocates.
 #pragma once
 
 #include <algorithm>
@@ -51,6 +53,7 @@
 
 #include <dpt/config.hpp>
 #include <dpt/cpu/spmv.hpp>
+#include <dpt/detail/primitive_scratch.hpp>
 #include <dpt/detail/temporary_array.hpp>
 #include <dpt/scan.hpp>
 
@@ -115,8 +118,12 @@ struct row_dot_product {
   }
 };
 
+
+}  // namespace detail
+
 // y = A·x through Thrust, as the lecture composes it: gather, map, expand row offsets to row ids, segmented
-// reduction. dpt::spmv on CUDA and CPP; on OMP and TBB bench/ measures it against dpt::spmv's own path.
+// reduction, on every device system. It is dpt::spmv on CUDA and CPP; on OMP and TBB bench/ and the tests run it
+// against dpt::spmv's own path. Same contract as dpt::spmv.
 //
 // Materialised temporaries (everything else is fused through iterators):
 //   row ids           nnz × sizeof(column index): written by a fill, a scatter (one write per row) and a scan
@@ -186,7 +193,18 @@ OutputIt spmv_by_row_ids(const thrust::detail::execution_policy_base<DerivedPoli
   return y + A.rows;
 }
 
-}  // namespace detail
+// An upper bound on the bytes spmv_by_row_ids takes through its policy, Thrust's own scratch included, for a
+// matrix of `rows` rows and `nnz` entries with column indices of type Index and a y of type Result, on this build's
+// device system (dpt/detail/primitive_scratch.hpp says how each primitive's share is bounded).
+template <class Index, class Result>
+std::size_t spmv_by_row_ids_temporary_bytes(std::ptrdiff_t rows, std::ptrdiff_t nnz) {
+  if (rows <= 0 || nnz <= 0) return 0;
+  const std::size_t row_ids = detail::array_bytes(nnz, sizeof(Index));
+  // the (row, sum) pair of each non-empty row, needed only when there are empty rows
+  const std::size_t runs = detail::array_bytes(std::min(rows, nnz), sizeof(Index) + sizeof(Result));
+  return row_ids + std::max({detail::scan_scratch_bytes<Index>(nnz), detail::reduction_scratch_bytes(rows),
+                             runs + detail::reduce_by_key_scratch_bytes<Index, Result>(nnz)});
+}
 
 // y = A·x, the lecture's flat form: every non-zero costs the same, whatever the row lengths. x has A.cols
 // elements, y receives A.rows; products and sums use y's value type. Returns y + A.rows.
@@ -196,8 +214,15 @@ OutputIt spmv(const thrust::detail::execution_policy_base<DerivedPolicy>& exec,
   if constexpr (cpu::handles_v<DerivedPolicy>) {
     return cpu::spmv(exec, A, x, y);
   } else {
-    return detail::spmv_by_row_ids(exec, A, x, y);
+    return spmv_by_row_ids(exec, A, x, y);
   }
+}
+
+// An upper bound on the bytes dpt::spmv takes through thrust::device's policy (spmv_by_row_ids_temporary_bytes
+// on CUDA and CPP; nothing on OMP and TBB, whose slices need no temporaries).
+template <class Index, class Result>
+std::size_t spmv_temporary_bytes(std::ptrdiff_t rows, std::ptrdiff_t nnz) {
+  return cpu::handles_device_system_v ? 0 : spmv_by_row_ids_temporary_bytes<Index, Result>(rows, nnz);
 }
 
 // y = A·x with one task per row, each looping over its own entries: no temporaries and one pass over A, but

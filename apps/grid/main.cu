@@ -88,14 +88,16 @@ auto rejecting_bad_input(const particle_source& p, Body&& body) {
   }
 }
 
-// A lower bound on what dpt-grid holds at once for n particles in `cells` cells (`with_input`: the particles
-// themselves too, as generated doubles): on the device the positions, each particle's cell and index (and
-// neighbour count), each cell's start and end; on the host the starts, ends and counts copied back.
+// What dpt-grid holds at once for n particles in `cells` cells (`with_input`: the particles themselves too, as
+// generated doubles): on the device the positions, each particle's cell and index (and neighbour count), each
+// cell's start and end, and the scratch the grid's build reports (dpt::build_grid_temporary_bytes); on the host
+// the starts, ends and counts copied back.
 template <int Dim, class Real>
 std::vector<dpt::app::memory_need> grid_memory_needs(const grid_options& o, double n, double cells, bool with_input) {
   const double index = sizeof(index_type);
+  const auto scratch = dpt::build_grid_temporary_bytes<index_type, index_type>(static_cast<std::ptrdiff_t>(n));
   return {{(with_input ? 8.0 * Dim * n : 0) + 3 * index * cells,
-           (Dim * sizeof(Real) + (o.radius ? 3 : 2) * index) * n + 2 * index * cells}};
+           (Dim * sizeof(Real) + (o.radius ? 3 : 2) * index) * n + 2 * index * cells + static_cast<double>(scratch)}};
 }
 
 // --radius in Real: it must fit Real (a nonzero radius must not round to 0) and reach only the next cells.

@@ -4,6 +4,7 @@
 // against a sequential count.
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -36,15 +37,17 @@ using dpt::app::histogram_counts;
 using dpt::app::histogram_options;
 using dpt::app::input_error;
 
-// A lower bound on what dpt-histogram holds at once for n values of `value_bytes` each and `bins` bins
-// (`with_input`: the values themselves too, as generated doubles): the values and the counts on the device, and
-// on the host the first method's counts, a method's counts as copied back and as a vector, and --check's counts
-// and edges.
-std::vector<dpt::app::memory_need> histogram_memory_needs(std::int64_t n, double value_bytes, int bins, bool with_input,
-                                                          bool check) {
-  const double counts = 8.0 * bins;
-  return {{(with_input ? 8.0 * static_cast<double>(n) : 0) + (check ? 5 : 3) * counts,
-           value_bytes * static_cast<double>(n) + counts}};
+// What dpt-histogram holds at once for n values of `value_bytes` each and o.bins bins (`with_input`: the values
+// themselves too, as generated doubles): on the device the values, the counts and the scratch the most demanding
+// of o.methods reports (dpt::histogram_temporary_bytes), and on the host the first method's counts, a method's
+// counts as copied back and as a vector, and --check's counts and edges.
+std::vector<dpt::app::memory_need> histogram_memory_needs(const histogram_options& o, std::int64_t n,
+                                                          double value_bytes, bool with_input) {
+  const double counts = 8.0 * o.bins;
+  std::size_t scratch = 0;
+  for (const auto& m : o.methods) scratch = std::max(scratch, dpt::histogram_temporary_bytes(n, o.bins, m.method));
+  return {{(with_input ? 8.0 * static_cast<double>(n) : 0) + (o.check ? 5 : 3) * counts,
+           value_bytes * static_cast<double>(n) + counts + static_cast<double>(scratch)}};
 }
 
 // NumPy's default range for data: their min and max, widened by 0.5 each way when they are equal
@@ -205,7 +208,7 @@ int run(const histogram_options& o, const std::vector<T>& values, const std::str
 int run(const histogram_options& o) {
   // --n is checked before its values are made; a file's values are read first (the file bounds their number)
   if (o.input_path.empty()) {
-    dpt::app::require_memory(histogram_memory_needs(o.n, 8, o.bins, true, o.check),
+    dpt::app::require_memory(histogram_memory_needs(o, o.n, 8, true),
                              "a histogram of " + std::to_string(o.n) + " values",
                              dpt::app::this_builds_device_memory());
   }
@@ -216,7 +219,7 @@ int run(const histogram_options& o) {
     std::visit(
         [&](const auto& v) {
           dpt::app::require_memory(
-              histogram_memory_needs(static_cast<std::int64_t>(v.size()), sizeof(v[0]), o.bins, false, o.check),
+              histogram_memory_needs(o, static_cast<std::int64_t>(v.size()), sizeof(v[0]), false),
               o.input_path + " (" + std::to_string(v.size()) + " values)", dpt::app::this_builds_device_memory());
         },
         values);

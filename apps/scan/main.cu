@@ -19,6 +19,7 @@
 #include <vector>
 
 #include <dpt/config.hpp>
+#include <dpt/scan.hpp>
 #if DPT_CUDA_DEVICE_SYSTEM
 #  include <cub/device/device_scan.cuh>
 #endif
@@ -100,14 +101,16 @@ void run_impl(const std::string& impl, const thrust::device_vector<T>& in, thrus
     k::inclusive_scan(algorithm, d_in, d_out, n, k::sum{});
 }
 
-// A lower bound on what dpt-scan holds at once, for n values of type T (`with_input`: the values themselves too):
-// the sequential reference (and floats' error bounds), the input and output on the device, and an output back on
-// the host twice (as copied, then as a vector; with several implementations the first one's is kept for --out).
+// What dpt-scan holds at once, for n values of type T (`with_input`: the values themselves too): the sequential
+// reference (and floats' error bounds), the input, the output and a scan's scratch on the device
+// (dpt::scan_temporary_bytes, which bounds Thrust's scan and CUB's), and an output back on the host twice (as
+// copied, then as a vector; with several implementations the first one's is kept for --out).
 template <class T>
 std::vector<dpt::app::memory_need> scan_memory_needs(std::int64_t n, std::size_t impls, bool with_input) {
   const double bytes = static_cast<double>(n) * sizeof(T);
   const double bounds = std::is_floating_point_v<T> ? 8.0 * static_cast<double>(n) : 0;
-  return {{(with_input ? bytes : 0) + bytes * (impls > 1 ? 4 : 3) + bounds, 2 * bytes}};
+  const auto scratch = static_cast<double>(dpt::scan_temporary_bytes<T>(n));
+  return {{(with_input ? bytes : 0) + bytes * (impls > 1 ? 4 : 3) + bounds, 2 * bytes + scratch}};
 }
 
 template <class T>

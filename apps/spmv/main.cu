@@ -3,6 +3,7 @@
 // sequential double-precision CSR loop.
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include <dpt/config.hpp>
+#include <dpt/coo_to_csr.hpp>
 #include <dpt/spmv.hpp>
 #if DPT_CUDA_DEVICE_SYSTEM
 #  include <dpt/kernels/spmv.hpp>
@@ -38,20 +40,44 @@ namespace {
 using dpt::app::input_error;
 using dpt::app::spmv_options;
 
-// Lower bounds on what dpt-spmv holds at once, beyond the matrix it has read, phase by phase: R rows, C columns, E
-// stored entries, I and V bytes per index and value. A size line may declare 10^9 rows over one entry; these
-// let require_memory refuse that before anything is allocated.
+// The scratch dpt's device algorithms report they take from their policy for the stored entries of m, with the
+// index and value types run picks: dpt::coo_to_csr's while converting, dpt::spmv's in the timed runs.
+struct device_scratch {
+  double conversion, product;
+};
+
+template <class Index, class Value>
+device_scratch device_scratch_of(const dpt::mtx::coo_matrix& m) {
+  const auto entries = static_cast<std::ptrdiff_t>(m.stored_entries());
+  return {static_cast<double>(dpt::coo_to_csr_temporary_bytes<Index, Value>(entries)),
+          static_cast<double>(dpt::spmv_temporary_bytes<Index, Value>(m.rows, entries))};
+}
+
+device_scratch device_scratch_of(const spmv_options& opt, const dpt::mtx::coo_matrix& m) {
+  const bool narrow = dpt::app::index_type_fits<std::int32_t>(m);
+  if (opt.single_precision) {
+    return narrow ? device_scratch_of<std::int32_t, float>(m) : device_scratch_of<std::int64_t, float>(m);
+  }
+  return narrow ? device_scratch_of<std::int32_t, double>(m) : device_scratch_of<std::int64_t, double>(m);
+}
+
+// What dpt-spmv holds at once, beyond the matrix it has read, phase by phase: R rows, C columns, E stored entries,
+// I and V bytes per index and value, and the algorithms' scratch as they report it. A size line may declare
+// 10^9 rows over one entry; these let require_memory refuse that before anything is allocated.
 std::vector<dpt::app::memory_need> spmv_memory_needs(const spmv_options& opt, const dpt::mtx::coo_matrix& m) {
   const double I = dpt::app::index_type_fits<std::int32_t>(m) ? 4 : 8, V = opt.single_precision ? 4 : 8;
   const double R = static_cast<double>(m.rows), C = static_cast<double>(m.cols);
   const double E = static_cast<double>(m.stored_entries());
+  const device_scratch scratch = device_scratch_of(opt, m);
   const double x_host = 8 * C, offsets = (R + 1) * I, y_host = R * (V + 8);  // y back as computed, and in double
-  const dpt::app::memory_need runs{x_host + y_host, offsets + (C + R) * V};  // the timed runs: row offsets, x, y
+  const double csr_x_y = offsets + (C + R) * V;  // the timed runs: row offsets, x, y and the product's scratch
+  const dpt::app::memory_need runs{x_host + y_host, csr_x_y + scratch.product};
   std::vector<dpt::app::memory_need> needs{
-      {x_host + 16 * R, 0},                     // refuse_overflow: each row's positive and negative sums
-      {x_host, E * (3 * I + 2 * V) + offsets},  // to_device_csr: the entries as COO and as CSR, row offsets
+      {x_host + 16 * R, 0},  // refuse_overflow: each row's positive and negative sums
+      // to_device_csr: the entries as COO and as CSR, row offsets, the conversion's scratch
+      {x_host, E * (3 * I + 2 * V) + offsets + scratch.conversion},
       runs};
-  if (opt.check) needs.push_back({runs.host_bytes + 40 * E + 48 * R, runs.device_bytes});  // + reference_spmv
+  if (opt.check) needs.push_back({runs.host_bytes + 40 * E + 48 * R, csr_x_y});  // + reference_spmv
   return needs;
 }
 

@@ -112,7 +112,7 @@ both_results run_both(const View& A, const std::vector<double>& x_host) {
     result = to_double(y);
   };
   run(results.lecture, [](auto&&... args) { return dpt::spmv(args...); });
-  run(results.composition, [](auto&&... args) { return dpt::detail::spmv_by_row_ids(args...); });
+  run(results.composition, [](auto&&... args) { return dpt::spmv_by_row_ids(args...); });
   run(results.row_per_thread, [](auto&&... args) { return dpt::spmv_row_per_thread(args...); });
   return results;
 }
@@ -196,7 +196,7 @@ TEST_CASE("the row-id composition refuses more rows than its column index type c
   const thrust::device_vector<double> values(rows, 2.0), x(1, 3.0);
   thrust::device_vector<double> y(rows, -1.0);
   const auto A = dpt::make_csr_view(offsets.begin(), columns.begin(), values.begin(), rows, 1, rows);
-  const auto compose = [&] { dpt::detail::spmv_by_row_ids(thrust::device, A, x.begin(), y.begin()); };
+  const auto compose = [&] { dpt::spmv_by_row_ids(thrust::device, A, x.begin(), y.begin()); };
   if (rows == 32767) {
     compose();
     CHECK(thrust::count(y.begin(), y.end(), 6.0) == rows);

@@ -118,6 +118,18 @@ void count_by_privatized_atomics(const thrust::detail::execution_policy_base<Der
   cuda_check_launch(stream, "privatized_histogram_kernel");
 }
 
+// The storage cub::DeviceHistogram::HistogramEven asks for to count n slot ids read through `ids` into
+// slot_count slots (its size query; at least 1 byte, the allocation count_by_cub makes).
+template <class IdIt>
+std::size_t cub_histogram_bytes(IdIt ids, bin_counter* counters, int slot_count, std::ptrdiff_t n,
+                                cudaStream_t stream = nullptr) {
+  std::size_t temp_bytes = 0;
+  cuda_check(cub::DeviceHistogram::HistogramEven(nullptr, temp_bytes, ids, counters, slot_count + 1, 0, slot_count,
+                                                 static_cast<std::int64_t>(n), stream),
+             "cub::DeviceHistogram::HistogramEven (size query)");
+  return std::max<std::size_t>(temp_bytes, 1);
+}
+
 // CUB's histogram over the NumPy slot ids: HistogramEven with K + 3 integer bins of width 1 counts every id
 // exactly, so the bin rule stays NumPy's (CUB's own float binning computes (x − lo)·K/(hi − lo) and would put
 // some edge values in a different bin, and it drops hi instead of closing the last bin).
@@ -132,12 +144,8 @@ void count_by_cub(const thrust::detail::execution_policy_base<DerivedPolicy>& ex
   bin_counter* const counters = thrust::raw_pointer_cast(&*slots);
   const cudaStream_t stream = stream_of(exec);
   const auto samples = static_cast<std::int64_t>(n);
-  std::size_t temp_bytes = 0;
-  cuda_check(cub::DeviceHistogram::HistogramEven(nullptr, temp_bytes, ids, counters, slot_count + 1, 0, slot_count,
-                                                 samples, stream),
-             "cub::DeviceHistogram::HistogramEven (size query)");
-  temporary_array<unsigned char, DerivedPolicy> temp(exec,
-                                                     static_cast<std::ptrdiff_t>(std::max<std::size_t>(temp_bytes, 1)));
+  std::size_t temp_bytes = cub_histogram_bytes(ids, counters, slot_count, n, stream);
+  temporary_array<unsigned char, DerivedPolicy> temp(exec, static_cast<std::ptrdiff_t>(temp_bytes));
   // count: CUB privatises per block too, then merges
   cuda_check(cub::DeviceHistogram::HistogramEven(thrust::raw_pointer_cast(temp.begin()), temp_bytes, ids, counters,
                                                  slot_count + 1, 0, slot_count, samples, stream),
@@ -173,15 +181,20 @@ struct sum_over_chunks {
   }
 };
 
-template <class DerivedPolicy, class InputIt, class BinIndex, class SlotIt>
-void count_by_privatized_atomics(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, InputIt first,
-                                 std::ptrdiff_t n, BinIndex bin_of, int slot_count, SlotIt slots) {
-  // a few chunks per hardware thread for balance, none smaller than 4096 values, and private histograms
-  // totalling at most 2^24 counters (128 MiB) however many bins there are
+// How many chunks count_by_privatized_atomics cuts n values into: a few per hardware thread for balance, none
+// smaller than 4096 values, and private histograms totalling at most 2^24 counters (128 MiB) however many bins
+// there are.
+inline std::ptrdiff_t privatized_chunk_count(std::ptrdiff_t n, int slot_count) {
   const std::ptrdiff_t threads = std::max(1u, std::thread::hardware_concurrency());
   const std::ptrdiff_t by_work = (n + 4095) / 4096;
   const std::ptrdiff_t by_memory = std::max<std::ptrdiff_t>(1, (std::ptrdiff_t{1} << 24) / slot_count);
-  const std::ptrdiff_t chunks = std::max<std::ptrdiff_t>(1, std::min({4 * threads, by_work, by_memory}));
+  return std::max<std::ptrdiff_t>(1, std::min({4 * threads, by_work, by_memory}));
+}
+
+template <class DerivedPolicy, class InputIt, class BinIndex, class SlotIt>
+void count_by_privatized_atomics(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, InputIt first,
+                                 std::ptrdiff_t n, BinIndex bin_of, int slot_count, SlotIt slots) {
+  const std::ptrdiff_t chunks = privatized_chunk_count(n, slot_count);
   const std::ptrdiff_t chunk_size = (n + chunks - 1) / chunks;
   temporary_array<bin_counter, DerivedPolicy> private_slots(exec, chunks * slot_count);
   thrust::fill(exec, private_slots.begin(), private_slots.end(), bin_counter{0});
@@ -204,5 +217,27 @@ void count_by_cub(const thrust::detail::execution_policy_base<DerivedPolicy>&, I
 }
 
 #endif
+
+// An upper bound on the bytes the privatized method takes through its policy for n values in slot_count slots:
+// the private histograms on a CPU (a CUDA block's live in shared memory).
+inline std::size_t privatized_scratch_bytes(std::ptrdiff_t n, int slot_count) {
+#if DPT_CUDA_DEVICE_SYSTEM
+  (void)n, (void)slot_count;
+  return 0;
+#else
+  return static_cast<std::size_t>(privatized_chunk_count(n, slot_count)) * slot_count * sizeof(bin_counter);
+#endif
+}
+
+// The bytes the cub method takes through its policy for n values in slot_count slots (none on a CPU, which
+// refuses the method).
+inline std::size_t cub_scratch_bytes(std::ptrdiff_t n, int slot_count) {
+#if DPT_CUDA_DEVICE_SYSTEM
+  return n == 0 ? 0 : cub_histogram_bytes(static_cast<const int*>(nullptr), nullptr, slot_count, n);
+#else
+  (void)n, (void)slot_count;
+  return 0;
+#endif
+}
 
 }  // namespace dpt::detail

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <thread>
 #include <type_traits>
+#include <thrust/execution_policy.h>
 #include <thrust/system/omp/detail/execution_policy.h>
 #include <thrust/system/tbb/detail/execution_policy.h>
 
@@ -33,6 +34,10 @@ inline constexpr bool is_tbb_policy_v =
 // True for the policies this backend runs: those of the OpenMP and TBB device systems, on the host's cores.
 template <class DerivedPolicy>
 inline constexpr bool handles_v = is_omp_policy_v<DerivedPolicy> || is_tbb_policy_v<DerivedPolicy>;
+
+// True when this build's device system is one this backend runs (thrust::device is an OpenMP or TBB policy): what
+// the algorithms' *_temporary_bytes queries describe.
+inline constexpr bool handles_device_system_v = handles_v<std::decay_t<decltype(thrust::device)>>;
 
 // How many cores the policy's system will run a parallel loop on.
 template <class DerivedPolicy>
