@@ -120,10 +120,10 @@ std::size_t reduce_by_key_scratch_bytes(std::ptrdiff_t n) {
   return thrust_dispatch_bytes(n, query, "cub::DeviceReduce::ReduceByKey (size query)");
 #else
   // CPP's is one loop; TBB's reduces partitions in parallel, holding a few bytes each (176 bytes at 100003 keys on
-  // 2 cores; 4 KiB allowed); OMP's, Thrust's generic one, stores head flags, tail flags, their scan (unsigned int
+  // 2 cores; 2 KiB allowed); OMP's, Thrust's generic one, stores head flags, tail flags, their scan (unsigned int
   // each) and the scanned values
   if (THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CPP) return 0;
-  if (THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_TBB) return 4096;
+  if (THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_TBB) return 2048;
   return array_bytes(n, 3 * sizeof(unsigned int) + sizeof(Value));
 #endif
 }
