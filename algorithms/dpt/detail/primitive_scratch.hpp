@@ -23,7 +23,18 @@
 #if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_OMP
 #  include <omp.h>
 #endif
-#if DPT_CUDA_DEVICE_SYSTEM
+// CUB's size queries instantiate its kernels, which only nvcc compiles. A CUDA build may still compile a .cpp file
+// that includes dpt's headers with the host compiler; there the CUDA bounds throw (cub_size_query_needs_nvcc).
+#if DPT_CUDA_DEVICE_SYSTEM && defined(__CUDACC__)
+#  define DPT_CUB_SIZE_QUERIES 1
+#else
+#  define DPT_CUB_SIZE_QUERIES 0
+#endif
+#if DPT_CUDA_DEVICE_SYSTEM && !DPT_CUB_SIZE_QUERIES
+#  include <stdexcept>
+#  include <string>
+#endif
+#if DPT_CUB_SIZE_QUERIES
 #  include <cub/device/device_adjacent_difference.cuh>
 #  include <cub/device/device_merge_sort.cuh>
 #  include <cub/device/device_radix_sort.cuh>
@@ -52,7 +63,7 @@ inline std::size_t array_bytes(std::ptrdiff_t n, std::size_t element) {
   return static_cast<std::size_t>(std::max<std::ptrdiff_t>(n, 0)) * element;
 }
 
-#if DPT_CUDA_DEVICE_SYSTEM
+#if DPT_CUB_SIZE_QUERIES
 
 // CUB's answer to a size query: `query(bytes)` makes the call with no storage, which sets bytes.
 template <class Query>
@@ -69,12 +80,19 @@ std::size_t thrust_dispatch_bytes(std::ptrdiff_t n, Query query, const char* wha
   return n <= 0 ? 0 : 2 * cub_storage_bytes(query, what) + 512;
 }
 
+#elif DPT_CUDA_DEVICE_SYSTEM
+
+[[noreturn]] inline std::size_t cub_size_query_needs_nvcc(const char* primitive) {
+  throw std::logic_error(std::string("the scratch bound of ") + primitive +
+                         " asks CUB, which needs nvcc: compile this file as CUDA");
+}
+
 #endif
 
 // thrust::sort / sort_by_key / stable_sort_by_key with the default order.
 template <class Key, class Item = no_items>
 std::size_t sort_scratch_bytes(std::ptrdiff_t n) {
-#if DPT_CUDA_DEVICE_SYSTEM
+#if DPT_CUB_SIZE_QUERIES
   if (n <= 0) return 0;
   if constexpr (std::is_arithmetic_v<Key>) {
     // radix sort: Thrust's second key and item buffers (each rounded up to 128 bytes), then CUB's storage
@@ -101,6 +119,9 @@ std::size_t sort_scratch_bytes(std::ptrdiff_t n) {
     };
     return thrust_dispatch_bytes(n, query, "cub::DeviceMergeSort (size query)");
   }
+#elif DPT_CUDA_DEVICE_SYSTEM
+  (void)n;
+  return cub_size_query_needs_nvcc("thrust::sort");
 #else
   // a copy of the keys and of the items (a merge sort's halves, or a radix sort's second buffers)
   return array_bytes(n, sizeof(Key) + item_bytes<Item>());
@@ -110,7 +131,7 @@ std::size_t sort_scratch_bytes(std::ptrdiff_t n) {
 // thrust::reduce_by_key over n keys, reading values of type Value.
 template <class Key, class Value>
 std::size_t reduce_by_key_scratch_bytes(std::ptrdiff_t n) {
-#if DPT_CUDA_DEVICE_SYSTEM
+#if DPT_CUB_SIZE_QUERIES
   Key* keys = nullptr;
   Value* values = nullptr;
   std::int64_t* runs = nullptr;
@@ -118,6 +139,9 @@ std::size_t reduce_by_key_scratch_bytes(std::ptrdiff_t n) {
     return cub::DeviceReduce::ReduceByKey(nullptr, bytes, keys, keys, values, values, runs, ::cuda::std::plus<>{}, n);
   };
   return thrust_dispatch_bytes(n, query, "cub::DeviceReduce::ReduceByKey (size query)");
+#elif DPT_CUDA_DEVICE_SYSTEM
+  (void)n;
+  return cub_size_query_needs_nvcc("thrust::reduce_by_key");
 #else
   // CPP's is one loop; TBB's reduces partitions in parallel, holding a few bytes each (176 bytes at 100003 keys on
   // 2 cores; 2 KiB allowed); OMP's, Thrust's generic one, stores head flags, tail flags, their scan (unsigned int
@@ -131,12 +155,15 @@ std::size_t reduce_by_key_scratch_bytes(std::ptrdiff_t n) {
 // thrust::adjacent_difference of n elements of type T.
 template <class T>
 std::size_t adjacent_difference_scratch_bytes(std::ptrdiff_t n) {
-#if DPT_CUDA_DEVICE_SYSTEM
+#if DPT_CUB_SIZE_QUERIES
   T* elements = nullptr;
   const auto query = [&](std::size_t& bytes) {
     return cub::DeviceAdjacentDifference::SubtractLeftCopy(nullptr, bytes, elements, elements, n);
   };
   return thrust_dispatch_bytes(n, query, "cub::DeviceAdjacentDifference (size query)");
+#elif DPT_CUDA_DEVICE_SYSTEM
+  (void)n;
+  return cub_size_query_needs_nvcc("thrust::adjacent_difference");
 #else
   // CPP's is one loop; OMP's and TBB's, Thrust's generic one, copy the input first
   return THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CPP ? 0 : array_bytes(n, sizeof(T));
@@ -146,24 +173,30 @@ std::size_t adjacent_difference_scratch_bytes(std::ptrdiff_t n) {
 // thrust::inclusive_scan / exclusive_scan of n elements of type T.
 template <class T>
 std::size_t scan_scratch_bytes(std::ptrdiff_t n) {
-#if !DPT_CUDA_DEVICE_SYSTEM
-  (void)n;
-  return 0;  // a loop on the host (dpt's own scans on OMP and TBB take nothing from the policy)
-#else
+#if DPT_CUB_SIZE_QUERIES
   T* elements = nullptr;
   const auto query = [&](std::size_t& bytes) {
     return cub::DeviceScan::InclusiveScan(nullptr, bytes, elements, elements, ::cuda::std::plus<>{}, n);
   };
   return thrust_dispatch_bytes(n, query, "cub::DeviceScan::InclusiveScan (size query)");
+#elif DPT_CUDA_DEVICE_SYSTEM
+  (void)n;
+  return cub_size_query_needs_nvcc("thrust::inclusive_scan");
+#else
+  (void)n;
+  return 0;  // a loop on the host (dpt's own scans on OMP and TBB take nothing from the policy)
 #endif
 }
 
 // thrust::find_if, all_of and the other reductions over n elements.
 inline std::size_t reduction_scratch_bytes(std::ptrdiff_t n) {
-#if DPT_CUDA_DEVICE_SYSTEM
+#if DPT_CUB_SIZE_QUERIES
   std::int64_t* elements = nullptr;
   const auto query = [&](std::size_t& bytes) { return cub::DeviceReduce::Sum(nullptr, bytes, elements, elements, n); };
   return thrust_dispatch_bytes(n, query, "cub::DeviceReduce::Sum (size query)");
+#elif DPT_CUDA_DEVICE_SYSTEM
+  (void)n;
+  return cub_size_query_needs_nvcc("thrust::find_if");
 #elif THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_OMP
   // Thrust's find_if reduces (found, position) pairs: one partial result per core and the initial value
   if (n <= 0) return 0;
