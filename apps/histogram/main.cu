@@ -18,6 +18,7 @@
 #include <vector>
 
 #include <dpt/config.hpp>
+#include <dpt/context.hpp>
 #include <dpt/histogram.hpp>
 #include "histogram/generate_values.hpp"
 #include "histogram/histogram_bars.hpp"
@@ -83,9 +84,12 @@ template <class T, class Bins>
 std::vector<method_run> count_with_every_method(const histogram_options& o, const thrust::device_vector<T>& values,
                                                 const Bins& bins, const std::string& bins_from) {
   thrust::device_vector<unsigned long long> d_counts(o.bins);
+  // the timed call takes its scratch from the pool the warm-up filled; each method's is given back before the next
+  // method runs, so that the memory estimate (the largest method's) holds
+  dpt::context context;
   const auto histogram = [&](dpt::histogram_method method) {
     try {
-      return dpt::histogram(thrust::device, values.begin(), values.end(), bins, d_counts.begin(), method);
+      return dpt::histogram(context.policy(), values.begin(), values.end(), bins, d_counts.begin(), method);
     } catch (const std::invalid_argument& e) {
       throw input_error(bins_from + ": " + e.what());
     }
@@ -97,6 +101,7 @@ std::vector<method_run> count_with_every_method(const histogram_options& o, cons
     const double ms = dpt::app::time_ms([&] { dropped = histogram(m.method); });
     const thrust::host_vector<unsigned long long> counts = d_counts;
     runs.push_back({m.name, {{counts.begin(), counts.end()}, dropped.below, dropped.above, dropped.nan}, ms});
+    context.release();
   }
   return runs;
 }

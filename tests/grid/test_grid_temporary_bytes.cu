@@ -1,5 +1,6 @@
 // dpt::build_grid_temporary_bytes against what build_grid takes through a counting allocator
-// (test_support/counting_allocator.hpp).
+// (test_support/counting_allocator.hpp), and the calls after the first through a dpt::context, which must
+// allocate nothing.
 #include <catch2/catch.hpp>
 
 #include <cstddef>
@@ -10,8 +11,8 @@
 #include <dpt/grid.hpp>
 #include "test_support/counting_allocator.hpp"
 
-TEST_CASE("build_grid_temporary_bytes bounds what build_grid takes from its policy",
-          "[grid][temporary_bytes]" DPT_BACKEND_TAG) {
+TEST_CASE("build_grid_temporary_bytes bounds what build_grid takes from its policy, and a context serves it again",
+          "[grid][temporary_bytes][context]" DPT_BACKEND_TAG) {
   const dpt::uniform_grid<2, float> grid{{0, 0}, {1, 1}, {64, 64}};
   for (const std::ptrdiff_t n : dpt::test::temporary_bytes_sizes) {
     CAPTURE(n);
@@ -22,10 +23,11 @@ TEST_CASE("build_grid_temporary_bytes bounds what build_grid takes from its poli
     }
     const thrust::device_vector<float> x = host_x, y = host_y;
     thrust::device_vector<std::uint32_t> cells(n), particles(n), start(grid.cell_count()), end(grid.cell_count());
-    dpt::test::check_temporary_bytes(dpt::test::peak_temporary_bytes([&](const auto& policy) {
-                                       dpt::build_grid(policy, grid, dpt::make_positions(x.begin(), y.begin()), n,
-                                                       cells.begin(), particles.begin(), start.begin(), end.begin());
-                                     }),
-                                     dpt::build_grid_temporary_bytes<std::uint32_t, std::uint32_t>(n));
+    dpt::test::check_scratch(
+        [&](const auto& policy) {
+          dpt::build_grid(policy, grid, dpt::make_positions(x.begin(), y.begin()), n, cells.begin(), particles.begin(),
+                          start.begin(), end.begin());
+        },
+        dpt::build_grid_temporary_bytes<std::uint32_t, std::uint32_t>(n));
   }
 }

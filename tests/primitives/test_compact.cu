@@ -210,7 +210,7 @@ TEST_CASE("the CPU compaction reads through iterators that are not pointers", "[
   const auto first = thrust::make_counting_iterator<int>(0);
   std::vector<int> out(static_cast<std::size_t>(n), -1);
   const auto end = dpt::cpu::compact(dpt::test::sliced_cpu_policy, first, n, out.data(), greater_than{n / 3},
-                                     dpt::test::tiny_slices_tuning(slice_length));
+                                     {dpt::test::tiny_slices(slice_length)});
   std::vector<int> expected;
   for (int i = 0; i < n; ++i) {
     if (i > n / 3) expected.push_back(i);
@@ -273,7 +273,7 @@ TEST_CASE("the CPU compaction buffers values, not the proxies that std::vector<b
   std::vector<char> out(n, 7);
   // keep everything: the output must be the input's bits, in order
   const auto end = dpt::cpu::compact(dpt::test::sliced_cpu_policy, bits.begin(), static_cast<std::ptrdiff_t>(n),
-                                     out.data(), [](bool) { return true; }, dpt::test::tiny_slices_tuning(slice_length));
+                                     out.data(), [](bool) { return true; }, {dpt::test::tiny_slices(slice_length)});
   REQUIRE(end - out.data() == static_cast<std::ptrdiff_t>(n));
   CHECK(dpt::test::first_difference(out, std::vector<char>(values.begin(), values.end())) == "equal");
 }

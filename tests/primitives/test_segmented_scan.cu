@@ -139,7 +139,7 @@ TEST_CASE("an inclusive segmented scan starts each segment from its first elemen
       CAPTURE(slice_length);
       std::vector<int> out(n);
       dpt::cpu::segmented_scan<false>(dpt::test::sliced_cpu_policy, data.data(), n, flags.data(), out.data(), int{},
-                                      max_of{}, dpt::test::tiny_slices_tuning(slice_length));
+                                      max_of{}, {dpt::test::tiny_slices(slice_length)});
       CHECK(dpt::test::first_difference(out, expected) == "equal");
     }
   }

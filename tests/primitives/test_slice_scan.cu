@@ -65,6 +65,7 @@ std::optional<long long> run(std::ptrdiff_t n, dpt::cpu::slice_sizes sizes, loop
                                   ::cuda::std::plus<long long>{}, sizes);
 }
 
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_OMP || THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_TBB
 // Loops that count the workers that took a slice (each makes its scratch once, before its first reduce) and hold
 // every reduce until `expected` workers have started, or until `give_up`. No worker can then run through all the
 // slices before the others start, so the count is the number of workers the recipe ran at once; a recipe that
@@ -97,6 +98,7 @@ int workers_started_under(int limit) {
   CHECK(total == 64);
   return started;
 }
+#endif
 
 template <class DerivedPolicy>
 constexpr bool takes_multicore_recipe(const thrust::detail::execution_policy_base<DerivedPolicy>&) {

@@ -401,7 +401,7 @@ TEMPLATE_TEST_CASE("the multicore flat spmv gives every row its sum however the 
                                        static_cast<std::ptrdiff_t>(values.size()));
 
   const auto end =
-      dpt::cpu::spmv(dpt::test::sliced_cpu_policy, view, x.data(), y.data(), dpt::test::tiny_slices_tuning(slice_length));
+      dpt::cpu::spmv(dpt::test::sliced_cpu_policy, view, x.data(), y.data(), {dpt::test::tiny_slices(slice_length)});
   CHECK(end == y.data() + A.rows);
   check_rows_exactly(std::vector<double>(y.begin(), y.end()), reference_spmv(A, x_double));
 }

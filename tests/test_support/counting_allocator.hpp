@@ -1,7 +1,9 @@
 // An allocator that records how much temporary storage an algorithm takes through its execution policy:
 // thrust::device(alloc) routes every temporary buffer of dpt's algorithms (dpt/detail/temporary_array.hpp) and of
 // the Thrust primitives they call to alloc.allocate, so `peak_bytes` is the most they held at once. The tests
-// compare it with the algorithms' *_temporary_bytes queries.
+// compare it with the algorithms' *_temporary_bytes queries (check_scratch), and run the same calls through a
+// dpt::context, whose pool must serve every call after the first without allocating
+// (test_support/counting_resource.hpp).
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include <dpt/config.hpp>
+#include "test_support/counting_resource.hpp"
 
 namespace dpt::test {
 
@@ -57,6 +60,19 @@ inline void check_temporary_bytes(std::size_t peak, std::size_t query) {
   INFO("held at most " << peak << " bytes; the query says " << query);
   CHECK(peak <= query);
   CHECK(query <= (DPT_CUDA_DEVICE_SYSTEM ? 4 * peak + 65536 : 2 * peak + 4096));
+}
+
+// A call's scratch, `run(policy)` for any policy: what it held at most against its *_temporary_bytes query
+// (check_temporary_bytes); and through a dpt::context, that the first call's scratch came from the context's pool
+// (it went upstream exactly when the call takes scratch) and that the calls after it allocate nothing.
+template <class Run>
+void check_scratch(Run&& run, std::size_t query) {
+  const std::size_t peak = peak_temporary_bytes(run);
+  check_temporary_bytes(peak, query);
+  const context_allocations through_context = allocations_through_context(run);
+  INFO("through a dpt::context, the first call allocated " << through_context.first_call << " times");
+  CHECK((through_context.first_call > 0) == (peak > 0));
+  CHECK(through_context.repeated_calls == 0);
 }
 
 }  // namespace dpt::test

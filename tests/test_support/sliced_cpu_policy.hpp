@@ -29,13 +29,6 @@ inline dpt::cpu::slice_sizes tiny_slices(std::ptrdiff_t slice_length) {
   return {slice_length, 0};
 }
 
-// A tuning that changes only the slices: tiny ones.
-inline dpt::cpu::tuning tiny_slices_tuning(std::ptrdiff_t slice_length) {
-  dpt::cpu::tuning tune;
-  tune.slices = tiny_slices(slice_length);
-  return tune;
-}
-
 // Every way this CPU has of walking a slice of an integer sum scan (dpt/cpu/scan_avx512.hpp).
 inline std::vector<dpt::cpu::scan_walk> available_scan_walks() {
   std::vector<dpt::cpu::scan_walk> walks{dpt::cpu::scan_walk::one_element};

@@ -14,10 +14,12 @@
 
 namespace dpt::cpu {
 
+// Callers set the leading fields in order, `{slices}` or `{slices, walk}`, and the others stay empty (their `{}`
+// keeps GCC's -Wmissing-field-initializers quiet about such calls).
 struct tuning {
-  std::optional<slice_sizes> slices;   // how the input is cut
-  std::optional<scan_walk> walk;       // scans and segmented scans: one element or a vector at a time
-  std::optional<compact_walk> gather;  // compaction: how a slice's kept elements are gathered
+  std::optional<slice_sizes> slices{};   // how the input is cut
+  std::optional<scan_walk> walk{};       // scans and segmented scans: one element or a vector at a time
+  std::optional<compact_walk> gather{};  // compaction: how a slice's kept elements are gathered
 };
 
 }  // namespace dpt::cpu
