@@ -64,7 +64,8 @@ struct scatter_kept {
 
 // Copies the elements x of [first, last) with pred(x) true to result, keeping their order. Returns the end of
 // the output, which must not overlap the input. Scratch: one std::ptrdiff_t (the count) on CUDA and CPP; on
-// OMP and TBB, one slice's worth of elements (1 MiB of input) per core.
+// OMP and TBB, one slice's worth of elements (1 MiB of input) per core. Per call on CUDA and CPP: one scan and one
+// host read, the count (the caller needs the end); nothing for an empty input.
 template <class DerivedPolicy, class InputIt, class OutputIt, class Predicate>
 OutputIt compact(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, InputIt first, InputIt last,
                  OutputIt result, Predicate pred) {

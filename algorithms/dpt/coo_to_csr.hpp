@@ -106,6 +106,8 @@ std::ptrdiff_t expand_symmetric(const thrust::detail::execution_policy_base<Deri
 // (capacity n each). Returns nnz, the number of distinct (row, col) pairs; rows come out in order and columns
 // ascending within each row. Indices must be in range (0 ≤ row < num_rows); the inputs are not modified.
 //
+// Per call: 4 Thrust calls (copy, sort, reduce, search), one host read: how many distinct pairs there are.
+//
 // Materialised temporaries: a sorted copy of the triplets (two indices and a value per entry: sorting needs
 // its own copy because the inputs are read-only), and the row of each distinct pair (one index per entry)
 // from which the row offsets are searched.

@@ -313,7 +313,8 @@ struct sorted_grid {
 };
 
 // All three steps. Output capacity: sorted_cells and sorted_particles n, cell_start and cell_end
-// grid.cell_count(). Errors as map_particles_to_cells.
+// grid.cell_count(). Errors as map_particles_to_cells. Per call: 7 Thrust calls, one of them a host read (the map's
+// search for a particle without a cell).
 template <class DerivedPolicy, int Dim, class Real, class CoordIt, class CellIt, class ParticleIt, class OffsetIt>
 sorted_grid<CellIt, ParticleIt, OffsetIt> build_grid(const thrust::detail::execution_policy_base<DerivedPolicy>& exec,
                                                      const uniform_grid<Dim, Real>& grid,

@@ -184,7 +184,10 @@ inline std::size_t counting_scratch_bytes(std::ptrdiff_t n, int slot_count, hist
 // is wider than its type holds, a range too narrow for bins.count distinct edges (NumPy 2's "Too many bins for
 // data range"), or the cub method on a CPU device system.
 // Scratch: the sort-based methods hold n bin ids plus O(K); the atomic ones O(K) (the CPU privatized one
-// O(K) per chunk); histogram_temporary_bytes bounds it.
+// O(K) per chunk); histogram_temporary_bytes bounds it. Per call on CUDA and CPP: the edge check (a search whose
+// answer the host reads), the method's Thrust calls (sort 6, upper_bound 4, reduce_by_key 5 with a read of its
+// run count, atomic 2, privatized 1 and a kernel on CUDA or 3 on CPP, cub none: CUB directly), the bins' copy out,
+// and one copy of the three dropped counts to the host.
 template <class DerivedPolicy, class InputIt, class Bound, class CountIt>
 histogram_result histogram(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, InputIt first,
                            InputIt last, const even_bins<Bound>& bins, CountIt counts,

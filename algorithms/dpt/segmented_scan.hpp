@@ -44,7 +44,7 @@ struct continues_segment {
 }  // namespace detail
 
 // result[i] = data[s] ⊕ … ⊕ data[i], where s is the start of i's segment. Returns the end of the output. The
-// output may be the input.
+// output may be the input. Per call (both segmented scans) on CUDA and CPP: one scan by key, no host read.
 template <class DerivedPolicy, class InputIt, class FlagIt, class OutputIt, class AssociativeOp = ::cuda::std::plus<>>
 OutputIt segmented_inclusive_scan(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, InputIt first,
                                   InputIt last, FlagIt head_flags, OutputIt result, AssociativeOp op = {}) {

@@ -134,6 +134,8 @@ struct row_dot_product {
 //                     each, because reduce_by_key emits one result per run of equal keys and rows without
 //                     entries have no run; those results are scattered into a zero-filled y.
 // Without empty rows (checked with one pass over the rows + 1 offsets), reduce_by_key writes y directly.
+// Per call: 5 Thrust calls (7 with empty rows: zero y, scatter the sums), 2 of them host reads: whether a row is
+// empty (it chooses the path) and reduce_by_key's run count, which Thrust reads back though y's end is known.
 // Inside reduce_by_key: CUB's single-pass version on CUDA, a parallel one on TBB, a sequential loop on CPP; on
 // OpenMP Thrust's generic one, which itself materialises head flags and scans them serially. Together with
 // the row-id passes these are the lecture's "extra passes over the data"; on a CPU they make this composition

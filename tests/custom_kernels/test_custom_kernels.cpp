@@ -213,10 +213,10 @@ TEMPLATE_TEST_CASE("device scans match a sequential scan", "[simt][device_scan]"
                            reference_scan(in, exclusive, initial_value<TestType>())) == -1);
     }
   }
-  SECTION("2^20 + 7 elements through the public entry points") {
+  SECTION("2^20 + 7 elements (65537 under the sanitizer) through the public entry points") {
     const auto sc = make_case(simt::schedule::run_to_barrier, simt::block_order::shuffled, 5);
     simt::scoped_options use(sc.options);
-    const std::size_t n = (1u << 20) + 7;
+    const std::size_t n = dpt::test::sanitized_build ? dpt::test::sanitized_size_cap : (1u << 20) + 7;
     INFO(in_name(n, sc));
     const auto in = inputs<TestType>(n, 99);
     CHECK(first_mismatch(public_scan(algorithm, in, exclusive),
@@ -224,7 +224,7 @@ TEMPLATE_TEST_CASE("device scans match a sequential scan", "[simt][device_scan]"
   }
 }
 
-TEST_CASE("device scans of large inputs under switching schedules", "[simt][device_scan]") {
+TEST_CASE("device scans of large inputs under switching schedules", "[simt][device_scan][large]") {
   const auto algorithm = GENERATE(from_range(device_algorithms));
   const auto sc = GENERATE(make_case(simt::schedule::forward, simt::block_order::reverse),
                            make_case(simt::schedule::random, simt::block_order::shuffled, 9));

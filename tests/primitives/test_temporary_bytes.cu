@@ -1,6 +1,7 @@
-// dpt::scan_temporary_bytes and compact_temporary_bytes against what the calls take through a counting allocator
-// (test_support/counting_allocator.hpp), and the calls after the first through a dpt::context, which must
-// allocate nothing.
+// What one call of a scan, a segmented scan or compact costs: the bytes it takes through a counting allocator
+// against dpt::scan_temporary_bytes and compact_temporary_bytes (test_support/counting_allocator.hpp), the calls
+// after the first through a dpt::context, which must allocate nothing, and the Thrust calls and host reads each
+// makes against the budget its header states (test_support/counting_policy.hpp).
 #include <catch2/catch.hpp>
 
 #include <cstddef>
@@ -10,7 +11,9 @@
 
 #include <dpt/compact.hpp>
 #include <dpt/scan.hpp>
+#include <dpt/segmented_scan.hpp>
 #include "test_support/counting_allocator.hpp"
+#include "test_support/counting_policy.hpp"
 
 namespace {
 
@@ -38,5 +41,36 @@ TEMPLATE_TEST_CASE(
         query);
     check_scratch([&](const auto& policy) { dpt::compact(policy, in.begin(), in.end(), out.begin(), is_odd{}); },
                   dpt::compact_temporary_bytes(n));
+  }
+}
+
+TEMPLATE_TEST_CASE("scans, segmented scans and compact stay within their budgets of Thrust calls and host reads",
+                   "[scan][segmented_scan][compact][budget]" DPT_BACKEND_TAG, std::int32_t, std::int64_t) {
+  using dpt::test::calls_of;
+  using dpt::test::check_budget;
+  using dpt::test::counted;
+  for (const std::ptrdiff_t n : dpt::test::temporary_bytes_sizes) {
+    CAPTURE(n);
+    thrust::device_vector<TestType> in_vector(n), out_vector(n);
+    thrust::sequence(in_vector.begin(), in_vector.end());
+    thrust::device_vector<int> flag_vector(n, 0);
+    if (n > 0) flag_vector[0] = 1;
+    const auto in = counted(in_vector), out = counted(out_vector);
+    const auto flags = counted(flag_vector);
+    // a scan is one scan
+    check_budget("inclusive_scan", calls_of([&](auto policy) { dpt::inclusive_scan(policy, in, in + n, out); }),
+                 {1, 0});
+    check_budget("exclusive_scan",
+                 calls_of([&](auto policy) { dpt::exclusive_scan(policy, in, in + n, out, TestType(0)); }), {1, 0});
+    // a segmented scan is one scan by key
+    check_budget("segmented_inclusive_scan",
+                 calls_of([&](auto policy) { dpt::segmented_inclusive_scan(policy, in, in + n, flags, out); }), {1, 0});
+    check_budget("segmented_exclusive_scan", calls_of([&](auto policy) {
+                   dpt::segmented_exclusive_scan(policy, in, in + n, flags, out, TestType(0));
+                 }),
+                 {1, 0});
+    // compact is one scan and one read of the count, and nothing at all for no input
+    check_budget("compact", calls_of([&](auto policy) { dpt::compact(policy, in, in + n, out, is_odd{}); }),
+                 n == 0 ? dpt::test::primitive_calls{0, 0} : dpt::test::primitive_calls{1, 1});
   }
 }

@@ -1,6 +1,8 @@
-// dpt::spmv_temporary_bytes, spmv_by_row_ids_temporary_bytes and coo_to_csr_temporary_bytes against what the calls
-// take through a counting allocator (test_support/counting_allocator.hpp), and the calls after the first through a
-// dpt::context, which must allocate nothing.
+// What one product or conversion costs: the bytes it takes through a counting allocator against
+// dpt::spmv_temporary_bytes, spmv_by_row_ids_temporary_bytes and coo_to_csr_temporary_bytes
+// (test_support/counting_allocator.hpp), the calls after the first through a dpt::context, which must allocate
+// nothing, and the Thrust calls and host reads each makes against the budget its header states
+// (test_support/counting_policy.hpp).
 #include <catch2/catch.hpp>
 
 #include <cstddef>
@@ -11,6 +13,7 @@
 #include <dpt/coo_to_csr.hpp>
 #include <dpt/spmv.hpp>
 #include "test_support/counting_allocator.hpp"
+#include "test_support/counting_policy.hpp"
 
 namespace {
 
@@ -24,6 +27,26 @@ thrust::device_vector<Index> half_empty_row_offsets(std::ptrdiff_t rows) {
   for (std::ptrdiff_t r = 0; r <= rows; ++r) offsets[r] = static_cast<Index>((r + 1) / 2 * 2);
   return offsets;
 }
+
+// n triplets scattered over n / 2 + 1 rows and a few columns, unsorted, with repeats; and room for their CSR form.
+template <class Index>
+struct triplets_and_csr {
+  explicit triplets_and_csr(std::ptrdiff_t n)
+      : rows(n / 2 + 1), coo_values(n, 1.0f), offsets(rows + 1), columns(n), values(n) {
+    thrust::host_vector<Index> row_ids(n), column_ids(n);
+    for (std::ptrdiff_t k = 0; k < n; ++k) {
+      row_ids[k] = static_cast<Index>(k * 7919 % rows);
+      column_ids[k] = static_cast<Index>(k % 13);
+    }
+    coo_rows = row_ids;
+    coo_cols = column_ids;
+  }
+  std::ptrdiff_t rows;
+  thrust::device_vector<Index> coo_rows, coo_cols;
+  thrust::device_vector<float> coo_values;
+  thrust::device_vector<Index> offsets, columns;
+  thrust::device_vector<float> values;
+};
 
 }  // namespace
 
@@ -51,22 +74,65 @@ TEMPLATE_TEST_CASE(
   using Index = TestType;
   for (const std::ptrdiff_t n : dpt::test::temporary_bytes_sizes) {
     CAPTURE(n);
-    // rows scattered over n / 2 + 1 rows, a few columns: unsorted, with repeats
-    const std::ptrdiff_t rows = n / 2 + 1;
-    thrust::host_vector<Index> row_ids(n), column_ids(n);
-    for (std::ptrdiff_t k = 0; k < n; ++k) {
-      row_ids[k] = static_cast<Index>(k * 7919 % rows);
-      column_ids[k] = static_cast<Index>(k % 13);
-    }
-    const thrust::device_vector<Index> coo_rows = row_ids, coo_cols = column_ids;
-    const thrust::device_vector<float> coo_values(n, 1.0f);
-    thrust::device_vector<Index> offsets(rows + 1), columns(n);
-    thrust::device_vector<float> values(n);
+    triplets_and_csr<Index> t(n);
     check_scratch(
         [&](const auto& policy) {
-          dpt::coo_to_csr(policy, coo_rows.begin(), coo_rows.end(), coo_cols.begin(), coo_values.begin(), rows,
-                          offsets.begin(), columns.begin(), values.begin());
+          dpt::coo_to_csr(policy, t.coo_rows.begin(), t.coo_rows.end(), t.coo_cols.begin(), t.coo_values.begin(),
+                          t.rows, t.offsets.begin(), t.columns.begin(), t.values.begin());
         },
         dpt::coo_to_csr_temporary_bytes<Index, float>(n));
+  }
+}
+
+TEMPLATE_TEST_CASE("spmv, spmv_row_per_thread and coo_to_csr stay within their budgets of Thrust calls and host reads",
+                   "[spmv][budget]" DPT_BACKEND_TAG, std::int32_t, std::int64_t) {
+  using Index = TestType;
+  using dpt::test::calls_of;
+  using dpt::test::check_budget;
+  using dpt::test::counted;
+  using dpt::test::primitive_calls;
+  for (const std::ptrdiff_t rows : dpt::test::temporary_bytes_sizes) {
+    CAPTURE(rows);
+    for (const bool empty_rows : {false, true}) {
+      CAPTURE(empty_rows);
+      // every row with two entries, or the odd rows empty
+      thrust::host_vector<Index> host_offsets(rows + 1);
+      for (std::ptrdiff_t r = 0; r <= rows; ++r)
+        host_offsets[r] = static_cast<Index>(empty_rows ? (r + 1) / 2 * 2 : 2 * r);
+      const thrust::device_vector<Index> offsets = host_offsets;
+      const auto nnz = static_cast<std::ptrdiff_t>(host_offsets.back());
+      const thrust::device_vector<Index> columns(nnz, Index(0));
+      const thrust::device_vector<double> values(nnz, 1.0), x(1, 2.0);
+      thrust::device_vector<double> y(rows);
+      const auto A = dpt::make_csr_view(counted(offsets), counted(columns), counted(values), rows, 1, nnz);
+      // no rows: nothing; no entries: y = 0; otherwise fill, scatter and scan the row ids, ask whether any row is
+      // empty (read), reduce by row (read), and with empty rows zero y and scatter the non-empty rows' sums into it
+      bool has_empty_rows = false;
+      for (std::ptrdiff_t r = 0; r < rows; ++r)
+        has_empty_rows = has_empty_rows || host_offsets[r] == host_offsets[r + 1];
+      const primitive_calls row_ids_budget = rows == 0        ? primitive_calls{0, 0}
+                                             : nnz == 0       ? primitive_calls{1, 0}
+                                             : has_empty_rows ? primitive_calls{7, 2}
+                                                              : primitive_calls{5, 2};
+      check_budget("spmv_by_row_ids",
+                   calls_of([&](auto policy) { dpt::spmv_by_row_ids(policy, A, counted(x), counted(y)); }),
+                   row_ids_budget);
+      check_budget("spmv", calls_of([&](auto policy) { dpt::spmv(policy, A, counted(x), counted(y)); }),
+                   row_ids_budget);
+      // one transform over the rows
+      check_budget("spmv_row_per_thread",
+                   calls_of([&](auto policy) { dpt::spmv_row_per_thread(policy, A, counted(x), counted(y)); }), {1, 0});
+    }
+  }
+  for (const std::ptrdiff_t n : dpt::test::temporary_bytes_sizes) {
+    CAPTURE(n);
+    triplets_and_csr<Index> t(n);
+    // copy, sort, reduce the repeats (read: how many distinct entries), search the row starts
+    check_budget("coo_to_csr", calls_of([&](auto policy) {
+                   dpt::coo_to_csr(policy, counted(t.coo_rows), counted(t.coo_rows) + n, counted(t.coo_cols),
+                                   counted(t.coo_values), t.rows, counted(t.offsets), counted(t.columns),
+                                   counted(t.values));
+                 }),
+                 {4, 1});
   }
 }
