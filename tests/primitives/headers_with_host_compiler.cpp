@@ -9,6 +9,7 @@
 
 #include <dpt/compact.hpp>
 #include <dpt/config.hpp>
+#include <dpt/context.hpp>
 #include <dpt/coo_to_csr.hpp>
 #include <dpt/find_repeats.hpp>
 #include <dpt/grid.hpp>
