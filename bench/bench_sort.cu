@@ -1,13 +1,16 @@
 // Sort family: uniformly random 32-bit keys sorted by thrust::sort on the build's device system (a radix sort
-// on CUDA, a parallel merge sort on OMP/TBB), on CPU builds by std::sort on one core and by tbb::parallel_sort on
-// every core (the strongest CPU peer at hand: a parallel comparison sort), and on the GPU by
-// cub::DeviceRadixSort. Each iteration sorts a fresh copy of the same keys; only the sort is timed. Every variant
-// is checked before it is timed (checked in bench.hpp): its keys must come out in order and be the same keys.
-// Bytes are effective bytes, the problem's input and output (one read and one write of the keys, 8n), the same
-// for every variant; a sort makes several passes and moves more, so copy_fraction says how many copies' time a
-// sort costs, not how close it comes to the memory bus. The keys are unsigned: CCCL 3.0.1's CPU sorts put
-// negative int keys out of order (NVIDIA/cccl#4919; this benchmark's check caught it), so an int sort there would time
-// a wrong answer. dpt's own algorithms sort int keys around it (dpt/detail/sortable_key.hpp).
+// on CUDA, a parallel merge sort on OMP/TBB), by dpt::sort (on the CPU systems Highway's vqsort on every core, then
+// a parallel merge: dpt/cpu/sort.hpp; on CUDA the same thrust::sort), on CPU builds by std::sort on one core and by
+// tbb::parallel_sort on every core (a parallel comparison sort), and on the GPU by cub::DeviceRadixSort. The
+// grid's sort — random 32-bit cells with the particle ids riding along, stably — by thrust::stable_sort_by_key and
+// dpt::stable_sort_by_key. Each iteration sorts a fresh copy of the same keys; only the sort is timed. Every
+// variant is checked before it is timed (checked in bench.hpp): its keys must come out in order and be the same
+// keys (and the ids each at its own cell, ascending within a cell).
+// Bytes are effective bytes, the problem's input and output (one read and one write of the keys, 8n; of keys and
+// ids, 16n), the same for every variant; a sort makes several passes and moves more, so copy_fraction says how
+// many copies' time a sort costs, not how close it comes to the memory bus. The keys are unsigned: CCCL 3.0.1's
+// CPU sorts put negative int keys out of order (NVIDIA/cccl#4919; this benchmark's check caught it), so an int
+// sort there would time a wrong answer.
 #include "bench_support/bench.hpp"
 
 #include <algorithm>
@@ -15,7 +18,10 @@
 #include <thrust/copy.h>
 #include <thrust/device_vector.h>
 #include <thrust/execution_policy.h>
+#include <thrust/sequence.h>
 #include <thrust/sort.h>
+
+#include <dpt/sort.hpp>
 
 #if DPT_BENCH_GPU
 #  include <cub/device/device_radix_sort.cuh>
@@ -55,28 +61,80 @@ bool sorts(const std::vector<key>& unsorted, const std::vector<key>& sorted) {
 
 constexpr const char* sort_error = "the keys are not the input's keys in ascending order";
 
+// Whether (cells, particles) is `unsorted` stably sorted by cell, the particle ids riding along: every particle once,
+// at its own cell, cells ascending, ids ascending within a cell.
+bool sorts_by_cell(const std::vector<key>& unsorted, const std::vector<key>& cells, const std::vector<key>& particles) {
+  if (cells.size() != unsorted.size() || particles.size() != unsorted.size()) return false;
+  std::vector<bool> seen(unsorted.size(), false);
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const key p = particles[i];
+    if (p >= unsorted.size() || seen[p] || unsorted[p] != cells[i]) return false;
+    seen[p] = true;
+    if (i > 0 && (cells[i - 1] > cells[i] || (cells[i - 1] == cells[i] && particles[i - 1] > p))) return false;
+  }
+  return true;
+}
+
+constexpr const char* sort_by_key_error = "the (cell, particle) pairs are not the input's, stably sorted by cell";
+
 }  // namespace
 
 void register_benchmarks() {
   // std::sort at 2^28 takes about a minute per iteration on two cores; sorts stop at 2^26.
   for (const auto n : sizes(26)) {
     const double bytes = 2.0 * sizeof(key) * n;
-    add("sort/thrust", n, [n, bytes](benchmark::State& state) {
-      const auto host_keys = random_keys(n);
-      const thrust::device_vector<key> unsorted(host_keys.begin(), host_keys.end());
-      thrust::device_vector<key> keys(n);
-      const auto restore = [&] { thrust::copy(unsorted.begin(), unsorted.end(), keys.begin()); };
-      const auto op = [&] { thrust::sort(thrust::device, keys.begin(), keys.end()); };
-      if (!checked(
-              state,
-              [&] {
-                restore();
-                op();
-              },
-              [&] { return sorts(host_keys, on_host(keys)); }, sort_error))
-        return;
-      const double seconds = timed_loop(state, where::device, op, restore);
-      report(state, seconds, n, bytes);
+    // Sorts of device vectors on the build's device system: `sort(first, last)`.
+    const auto add_device_sort = [n, bytes](const char* name, auto sort) {
+      add(name, n, [n, bytes, sort](benchmark::State& state) {
+        const auto host_keys = random_keys(n);
+        const thrust::device_vector<key> unsorted(host_keys.begin(), host_keys.end());
+        thrust::device_vector<key> keys(n);
+        const auto restore = [&] { thrust::copy(unsorted.begin(), unsorted.end(), keys.begin()); };
+        const auto op = [&] { sort(keys.begin(), keys.end()); };
+        if (!checked(
+                state,
+                [&] {
+                  restore();
+                  op();
+                },
+                [&] { return sorts(host_keys, on_host(keys)); }, sort_error))
+          return;
+        const double seconds = timed_loop(state, where::device, op, restore);
+        report(state, seconds, n, bytes);
+      });
+    };
+    add_device_sort("sort/thrust", [](auto first, auto last) { thrust::sort(thrust::device, first, last); });
+    add_device_sort("sort/dpt", [](auto first, auto last) { dpt::sort(thrust::device, first, last); });
+
+    // The grid's sort (dpt/grid.hpp): random cells, with the particle ids 0, 1, …, n − 1 riding along, stably.
+    // Effective bytes: one read and one write of both arrays.
+    const auto add_sort_by_key = [n](const char* name, auto sort) {
+      add(name, n, [n, sort](benchmark::State& state) {
+        const auto host_cells = random_keys(n);
+        const thrust::device_vector<key> unsorted(host_cells.begin(), host_cells.end());
+        thrust::device_vector<key> cells(n), particles(n);
+        const auto restore = [&] {
+          thrust::copy(unsorted.begin(), unsorted.end(), cells.begin());
+          thrust::sequence(particles.begin(), particles.end());
+        };
+        const auto op = [&] { sort(cells.begin(), cells.end(), particles.begin()); };
+        if (!checked(
+                state,
+                [&] {
+                  restore();
+                  op();
+                },
+                [&] { return sorts_by_cell(host_cells, on_host(cells), on_host(particles)); }, sort_by_key_error))
+          return;
+        const double seconds = timed_loop(state, where::device, op, restore);
+        report(state, seconds, n, 4.0 * sizeof(key) * n);
+      });
+    };
+    add_sort_by_key("sort_by_key/thrust", [](auto keys_first, auto keys_last, auto values_first) {
+      thrust::stable_sort_by_key(thrust::device, keys_first, keys_last, values_first);
+    });
+    add_sort_by_key("sort_by_key/dpt", [](auto keys_first, auto keys_last, auto values_first) {
+      dpt::stable_sort_by_key(thrust::device, keys_first, keys_last, values_first);
     });
 #if !DPT_BENCH_GPU
     // The two host sorts: keys in a std::vector, sorted in place by `sort`.

@@ -47,12 +47,12 @@
 #include <thrust/for_each.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/sequence.h>
-#include <thrust/sort.h>
 #include <thrust/transform.h>
 
 #include <dpt/config.hpp>
 #include <dpt/detail/primitive_scratch.hpp>
 #include <dpt/detail/temporary_array.hpp>
+#include <dpt/sort.hpp>
 
 namespace dpt {
 
@@ -284,7 +284,7 @@ void sort_particles_by_cell(const thrust::detail::execution_policy_base<DerivedP
   // number the particles 0, 1, …, n − 1
   thrust::sequence(exec, particles_out, particles_out + n, particle_type(0));
   // sort to bring equal cells together; the particle ids ride along
-  thrust::stable_sort_by_key(exec, cells_first, cells_last, particles_out);
+  dpt::stable_sort_by_key(exec, cells_first, cells_last, particles_out);
 }
 
 // Step 3 (boundary detection): from the sorted cells, writes every cell's range [cell_start, cell_end) in the
@@ -334,7 +334,7 @@ sorted_grid<CellIt, ParticleIt, OffsetIt> build_grid(const thrust::detail::execu
 // for a particle without a cell, then the sort's.
 template <class Cell, class Particle>
 std::size_t build_grid_temporary_bytes(std::ptrdiff_t n) {
-  return std::max(detail::reduction_scratch_bytes(n), detail::sort_scratch_bytes<Cell, Particle>(n));
+  return std::max(detail::reduction_scratch_bytes(n), dpt::sort_temporary_bytes<Cell, Particle>(n));
 }
 
 }  // namespace dpt

@@ -19,13 +19,13 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_output_iterator.h>
 #include <cuda/std/iterator>
-#include <thrust/sort.h>
 #include <thrust/transform.h>
 #include <thrust/unique.h>
 
 #include <dpt/config.hpp>
 #include <dpt/detail/sortable_key.hpp>
 #include <dpt/detail/temporary_array.hpp>
+#include <dpt/sort.hpp>
 
 namespace dpt {
 
@@ -51,7 +51,7 @@ group_by_key_result<KeyOutputIt, OffsetOutputIt> group_by_key(
   thrust::transform(exec, keys_first, keys_last, sorted_keys.begin(), typename sort_key::encode{});
   thrust::copy_n(exec, values_first, n, values_out);
   // sort to bring equal keys together (stable: values keep their input order within a group)
-  thrust::stable_sort_by_key(exec, sorted_keys.begin(), sorted_keys.end(), values_out);
+  dpt::stable_sort_by_key(exec, sorted_keys.begin(), sorted_keys.end(), values_out);
   // find where each group starts: the first position of every run of equal keys
   const auto ends = thrust::unique_by_key_copy(
       exec, sorted_keys.begin(), sorted_keys.end(), thrust::make_counting_iterator<offset_type>(0),

@@ -43,7 +43,6 @@
 #include <thrust/reduce.h>
 #include <thrust/scan.h>
 #include <thrust/scatter.h>
-#include <thrust/sort.h>
 #include <thrust/transform.h>
 
 #include <dpt/config.hpp>
@@ -51,6 +50,7 @@
 #include <dpt/detail/histogram_atomics.hpp>
 #include <dpt/histogram_bins.hpp>
 #include <dpt/histogram_method.hpp>
+#include <dpt/sort.hpp>
 #include <dpt/detail/primitive_scratch.hpp>
 #include <dpt/detail/temporary_array.hpp>
 
@@ -87,7 +87,7 @@ temporary_array<int, DerivedPolicy> sorted_bin_ids(const thrust::detail::executi
   // map: every value to its bin id (or to a dropped slot)
   thrust::transform(exec, first, first + n, ids.begin(), bin_of);
   // sort to bring the values of each bin together
-  thrust::sort(exec, ids.begin(), ids.end());
+  dpt::sort(exec, ids.begin(), ids.end());
   return ids;
 }
 
@@ -154,7 +154,7 @@ void count_by_reduce_by_key(const thrust::detail::execution_policy_base<DerivedP
 // slots, the K + 3 slots themselves not included.
 inline std::size_t counting_scratch_bytes(std::ptrdiff_t n, int slot_count, histogram_method method) {
   // the sort-based methods hold the n sorted ids, and first the sort's scratch, then their own step's
-  const std::size_t ids = array_bytes(n, sizeof(int)), sorted = ids + sort_scratch_bytes<int>(n);
+  const std::size_t ids = array_bytes(n, sizeof(int)), sorted = ids + dpt::sort_temporary_bytes<int>(n);
   const std::ptrdiff_t slots = slot_count;
   switch (method) {
     case histogram_method::sort:

@@ -12,6 +12,7 @@
 #include <dpt/compact.hpp>
 #include <dpt/scan.hpp>
 #include <dpt/segmented_scan.hpp>
+#include <dpt/sort.hpp>
 #include "test_support/counting_allocator.hpp"
 #include "test_support/counting_policy.hpp"
 
@@ -72,5 +73,42 @@ TEMPLATE_TEST_CASE("scans, segmented scans and compact stay within their budgets
     // compact is one scan and one read of the count, and nothing at all for no input
     check_budget("compact", calls_of([&](auto policy) { dpt::compact(policy, in, in + n, out, is_odd{}); }),
                  n == 0 ? dpt::test::primitive_calls{0, 0} : dpt::test::primitive_calls{1, 1});
+  }
+}
+
+TEMPLATE_TEST_CASE(
+    "sort_temporary_bytes bounds what the sorts take, which make one call each and a context serves again",
+    "[sort][temporary_bytes][context][budget]" DPT_BACKEND_TAG, std::uint32_t, float) {
+  using dpt::test::calls_of;
+  using dpt::test::check_budget;
+  using dpt::test::check_scratch;
+  using dpt::test::counted;
+  for (const std::ptrdiff_t n : dpt::test::temporary_bytes_sizes) {
+    CAPTURE(n);
+    thrust::device_vector<TestType> keys(n);
+    thrust::device_vector<std::uint32_t> values(n);
+    // descending keys: every call has work to do, the repeated ones included
+    const auto refill = [&] {
+      thrust::sequence(keys.begin(), keys.end(), TestType(n), TestType(-1));
+      thrust::sequence(values.begin(), values.end());
+    };
+    check_scratch(
+        [&](const auto& policy) {
+          refill();
+          dpt::sort(policy, keys.begin(), keys.end());
+        },
+        dpt::sort_temporary_bytes<TestType>(n));
+    check_scratch(
+        [&](const auto& policy) {
+          refill();
+          dpt::stable_sort_by_key(policy, keys.begin(), keys.end(), values.begin());
+        },
+        dpt::sort_temporary_bytes<TestType, std::uint32_t>(n));
+    refill();
+    check_budget("sort", calls_of([&](auto policy) { dpt::sort(policy, counted(keys), counted(keys) + n); }), {1, 0});
+    check_budget("stable_sort_by_key", calls_of([&](auto policy) {
+                   dpt::stable_sort_by_key(policy, counted(keys), counted(keys) + n, counted(values));
+                 }),
+                 {1, 0});
   }
 }

@@ -10,7 +10,7 @@ bare=$(dirname "${BASH_SOURCE[0]}")/../../scripts/bare-gpu-machine
 # One line per probe: the header or file, and whether the bare machine has it.
 cat >"$work/probe.sh" <<'PROBE'
 for header in catch2/catch.hpp benchmark/benchmark.h boost/context/fiber.hpp stb/stb_image_write.h tbb/tbb.h \
-              eigen3/Eigen/Core CLI/CLI.hpp vector cstdio; do
+              eigen3/Eigen/Core CLI/CLI.hpp hwy/contrib/sort/vqsort.h vector cstdio; do
   if echo "#include <$header>" | g++ -E -x c++ - >/dev/null 2>&1; then echo "$header present"; else echo "$header absent"; fi
 done
 for file in /usr/lib/cmake/Catch2 /usr/lib/x86_64-linux-gnu/libbenchmark.so /usr/lib/x86_64-linux-gnu/libboost_context.so \
@@ -29,7 +29,7 @@ if ((status == 77)); then
 fi
 ((status == 0)) || fail "exit status $status: $(cat "$work/stderr")"
 for absent in catch2/catch.hpp benchmark/benchmark.h boost/context/fiber.hpp stb/stb_image_write.h tbb/tbb.h \
-              eigen3/Eigen/Core CLI/CLI.hpp /usr/lib/cmake/Catch2 /usr/lib/x86_64-linux-gnu/libbenchmark.so \
+              eigen3/Eigen/Core CLI/CLI.hpp hwy/contrib/sort/vqsort.h /usr/lib/cmake/Catch2 /usr/lib/x86_64-linux-gnu/libbenchmark.so \
               /usr/lib/x86_64-linux-gnu/libboost_context.so /usr/lib/x86_64-linux-gnu/libtbb.so; do
   grep -qxF "$absent absent" "$work/inside" || fail "$absent is still there on the bare machine"
 done
