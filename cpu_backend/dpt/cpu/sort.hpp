@@ -17,15 +17,16 @@
 // A sort by key (stable) packs each key's 32-bit code above its 32-bit position and sorts the 64-bit pairs: the
 // position breaks ties in input order, which is what makes it stable, and says where the key's value comes from.
 // Its codes fold −0.0 into +0.0, which compare equal, so their values keep their input order too; values (and
-// floating-point keys) are then gathered from copies. Keys wider than 32 bits and n ≥ 2^32 are not handled here
+// floating-point keys) are then gathered from copies, unless the values are their own positions 0, 1, …, n − 1 (an
+// argsort, as the grid's particle ids are). Keys wider than 32 bits and n ≥ 2^32 are not handled here
 // (supports_* below).
 //
 // The whole sort is one parallel loop over the cores (thrust::for_each_n on the caller's policy), which claim its
-// tasks in order — sort chunk 0, 1, …, merge piece 0, 1, … of round 1, …, decode piece 0, 1, … — and wait for the
-// round before theirs to finish: a system that runs the loop on fewer threads than it has iterations, or on one,
-// still finishes, since every task waited on was claimed earlier by a running thread. Scratch (an array of codes, two
-// when there are more than two chunks, and for a sort by key copies of the values and floating-point keys) comes
-// from the policy.
+// tasks in order — sort chunk 0, 1, …, then merge piece 0, 1, … of each round, the last round writing the output
+// (with one chunk, a decode pass instead) — and wait for the round before theirs to finish: a system that runs the
+// loop on fewer threads than it has iterations, or on one, still finishes, since every task waited on was claimed
+// earlier by a running thread. Scratch (an array of codes, two when there are more than two chunks, and for a sort
+// by key copies of the values and floating-point keys) comes from the policy.
 #pragma once
 
 #include <algorithm>
