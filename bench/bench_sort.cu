@@ -91,16 +91,8 @@ void register_benchmarks() {
         thrust::device_vector<key> keys(n);
         const auto restore = [&] { thrust::copy(unsorted.begin(), unsorted.end(), keys.begin()); };
         const auto op = [&] { sort(keys.begin(), keys.end()); };
-        if (!checked(
-                state,
-                [&] {
-                  restore();
-                  op();
-                },
-                [&] { return sorts(host_keys, on_host(keys)); }, sort_error))
-          return;
-        const double seconds = timed_loop(state, where::device, op, restore);
-        report(state, seconds, n, bytes);
+        measure_in_place(
+            state, where::device, n, bytes, restore, op, [&] { return sorts(host_keys, on_host(keys)); }, sort_error);
       });
     };
     add_device_sort("sort/thrust", [](auto first, auto last) { thrust::sort(thrust::device, first, last); });
@@ -118,16 +110,9 @@ void register_benchmarks() {
           thrust::sequence(particles.begin(), particles.end());
         };
         const auto op = [&] { sort(cells.begin(), cells.end(), particles.begin()); };
-        if (!checked(
-                state,
-                [&] {
-                  restore();
-                  op();
-                },
-                [&] { return sorts_by_cell(host_cells, on_host(cells), on_host(particles)); }, sort_by_key_error))
-          return;
-        const double seconds = timed_loop(state, where::device, op, restore);
-        report(state, seconds, n, 4.0 * sizeof(key) * n);
+        measure_in_place(
+            state, where::device, n, 4.0 * sizeof(key) * n, restore, op,
+            [&] { return sorts_by_cell(host_cells, on_host(cells), on_host(particles)); }, sort_by_key_error);
       });
     };
     add_sort_by_key("sort_by_key/thrust", [](auto keys_first, auto keys_last, auto values_first) {
@@ -144,16 +129,8 @@ void register_benchmarks() {
         std::vector<key> keys(n);
         const auto restore = [&] { std::copy(unsorted.begin(), unsorted.end(), keys.begin()); };
         const auto op = [&] { sort(keys.begin(), keys.end()); };
-        if (!checked(
-                state,
-                [&] {
-                  restore();
-                  op();
-                },
-                [&] { return sorts(unsorted, keys); }, sort_error))
-          return;
-        const double seconds = timed_loop(state, where::host, op, restore);
-        report(state, seconds, n, bytes);
+        measure_in_place(
+            state, where::host, n, bytes, restore, op, [&] { return sorts(unsorted, keys); }, sort_error);
       });
     };
     add_host_sort("sort/std_sort", [](auto first, auto last) { std::sort(first, last); });
@@ -177,16 +154,8 @@ void register_benchmarks() {
       };
       // the sorted keys lie in whichever buffer cub left current
       const auto sorted = [&] { return on_host(buffer.selector == 0 ? keys : alternate); };
-      if (!checked(
-              state,
-              [&] {
-                restore();
-                op();
-              },
-              [&] { return sorts(host_keys, sorted()); }, sort_error))
-        return;
-      const double seconds = timed_loop(state, where::device, op, restore);
-      report(state, seconds, n, bytes);
+      measure_in_place(
+          state, where::device, n, bytes, restore, op, [&] { return sorts(host_keys, sorted()); }, sort_error);
     });
 #endif
   }

@@ -283,4 +283,17 @@ void measure(benchmark::State& state, where side, double items, double bytes, pa
 #endif
 }
 
+// For a variant that works in place (a sort): `restore` puts its input back, before the checked run and, untimed,
+// before every timed iteration; `op` is what is timed. Checks (see checked), times and reports over items and bytes.
+template <class Restore, class Op, class Correct>
+void measure_in_place(benchmark::State& state, where side, double items, double bytes, Restore&& restore, Op&& op,
+                      Correct&& correct, const char* error) {
+  const auto run_once = [&] {
+    restore();
+    op();
+  };
+  if (!checked(state, run_once, std::forward<Correct>(correct), error)) return;
+  report(state, timed_loop(state, side, op, restore), items, bytes);
+}
+
 }  // namespace dpt::bench
