@@ -231,15 +231,14 @@ TEMPLATE_TEST_CASE("spmv matches the sequential reference on random matrices", "
   const auto A = random_csr(s, 17 + static_cast<std::uint64_t>(s.rows));
   const auto x = random_x(s.cols, 5);
   const auto ref = reference_spmv(A, x);
+  // the three forms checked in one pass (as sections, each would rebuild the matrix and run all three again)
   const auto y = run_both<Index, Value>(A, x);
-  SECTION("dpt::spmv, the lecture's flat form") {
-    check_rows_exactly(y.lecture, ref);
-  }
-  SECTION("the Thrust composition: gather, map, row ids, reduce_by_key") {
-    check_rows_exactly(y.composition, ref);
-  }
-  SECTION("one task per row") {
-    check_rows_exactly(y.row_per_thread, ref);
+  for (const auto& [form, result] :
+       {std::pair{"dpt::spmv, the lecture's flat form", &y.lecture},
+        std::pair{"the Thrust composition: gather, map, row ids, reduce_by_key", &y.composition},
+        std::pair{"one task per row", &y.row_per_thread}}) {
+    INFO(form);
+    check_rows_exactly(*result, ref);
   }
 }
 
@@ -278,21 +277,20 @@ TEMPLATE_TEST_CASE("spmv matches the sequential reference on every matrix in dat
   using Index = typename TestType::second_type;
   // every matrix, except those beyond the sanitizer build's size cap there (luxembourg_osm, bcsstk33)
   const auto tested_here = [](const data_matrix& matrix) {
-    return !dpt::test::sanitized_build ||
-           matrix.expanded <= static_cast<std::int64_t>(dpt::test::sanitized_size_cap);
+    return !dpt::test::sanitized_build || matrix.expanded <= static_cast<std::int64_t>(dpt::test::sanitized_size_cap);
   };
   const auto expected = GENERATE_COPY(filter(tested_here, values<data_matrix>({
-      {"1138_bus.mtx", 1138, 1138, 2596, 4054, 0},
-      {"bcsstk01.mtx", 48, 48, 224, 400, 0},
-      {"west0067.mtx", 67, 67, 294, 294, 0},
-      {"lp_ship04l.mtx", 402, 2166, 6380, 6380, 42},
-      {"karate.mtx", 34, 34, 78, 156, 0},
-      {"curtis54.mtx", 54, 54, 291, 291, 0},
-      {"ca-GrQc.mtx", 5242, 5242, 14496, 28980, 0},
-      {"jazz.mtx", 198, 198, 2742, 5484, 0},
-      {"luxembourg_osm.mtx", 114599, 114599, 119666, 239332, 0},
-      {"bcsstk33.mtx", 8738, 8738, 300321, 591904, 0},
-  })));
+                                                              {"1138_bus.mtx", 1138, 1138, 2596, 4054, 0},
+                                                              {"bcsstk01.mtx", 48, 48, 224, 400, 0},
+                                                              {"west0067.mtx", 67, 67, 294, 294, 0},
+                                                              {"lp_ship04l.mtx", 402, 2166, 6380, 6380, 42},
+                                                              {"karate.mtx", 34, 34, 78, 156, 0},
+                                                              {"curtis54.mtx", 54, 54, 291, 291, 0},
+                                                              {"ca-GrQc.mtx", 5242, 5242, 14496, 28980, 0},
+                                                              {"jazz.mtx", 198, 198, 2742, 5484, 0},
+                                                              {"luxembourg_osm.mtx", 114599, 114599, 119666, 239332, 0},
+                                                              {"bcsstk33.mtx", 8738, 8738, 300321, 591904, 0},
+                                                          })));
   INFO(expected.file);
   const auto& [m, entries] = read_once(expected.file);
   CHECK(m.rows == expected.rows);
