@@ -118,12 +118,53 @@ struct row_dot_product {
   }
 };
 
+// Steps 1–2, gather and map, as an iterator: products[k] = values[k] · x[cols[k]], computed as a reduction reads
+// them and never stored.
+template <class Result, class OffsetIt, class IndexIt, class ValueIt, class VectorIt>
+auto products_of(const csr_view<OffsetIt, IndexIt, ValueIt>& A, VectorIt x) {
+  const auto gathered_x = thrust::make_permutation_iterator(x, A.column_indices);
+  return thrust::make_transform_iterator(thrust::make_zip_iterator(A.values, gathered_x), multiply_pair<Result>{});
+}
+
+// The row ids are stored in the column index type and counted in it up to rows: past its range they would wrap.
+template <class Index>
+void require_row_ids_fit(std::ptrdiff_t rows) {
+  if (static_cast<std::uintmax_t>(rows) > static_cast<std::uintmax_t>(::cuda::std::numeric_limits<Index>::max())) {
+    throw std::invalid_argument("spmv: " + std::to_string(rows) +
+                                " rows are more than the column index type can count (it holds the row ids)");
+  }
+}
+
+// Step 3, row ids from row offsets (A.nnz of them, written to row_ids): the slide's head flags, carrying the row
+// number instead of a 1 — scatter each non-empty row's number to where it starts, then a max-scan carries it over
+// the row:
+//   row_offsets [0, 2, 3, 4, 7] → heads [0, 0, 1, 2, 3, 0, 0] → inclusive max-scan [0, 0, 1, 2, 3, 3, 3]
+// (an empty row starts where the next row does, so only rows with entries write a head). 3 Thrust calls.
+template <class DerivedPolicy, class OffsetIt, class IndexIt, class ValueIt, class RowIdIt>
+void write_row_ids(const thrust::detail::execution_policy_base<DerivedPolicy>& exec,
+                   const csr_view<OffsetIt, IndexIt, ValueIt>& A, RowIdIt row_ids) {
+  using index_type = ::cuda::std::iter_value_t<IndexIt>;
+  thrust::fill_n(exec, row_ids, A.nnz, index_type(0));
+  const auto rows = thrust::make_counting_iterator<index_type>(0);
+  thrust::scatter_if(exec, rows, rows + A.rows, A.row_offsets,
+                     thrust::make_transform_iterator(rows, row_has_entries<OffsetIt>{A.row_offsets}), row_ids);
+  dpt::inclusive_scan(exec, row_ids, row_ids + A.nnz, row_ids, ::cuda::maximum<>{});
+}
+
+// Whether some row has no entries (reduce_by_key emits nothing for it). 1 Thrust call, its answer read back.
+template <class DerivedPolicy, class OffsetIt, class IndexIt, class ValueIt>
+bool has_empty_rows(const thrust::detail::execution_policy_base<DerivedPolicy>& exec,
+                    const csr_view<OffsetIt, IndexIt, ValueIt>& A) {
+  const auto rows = thrust::make_counting_iterator<std::ptrdiff_t>(0);
+  return !thrust::all_of(exec, rows, rows + A.rows, row_has_entries<OffsetIt>{A.row_offsets});
+}
 
 }  // namespace detail
 
 // y = A·x through Thrust, as the lecture composes it: gather, map, expand row offsets to row ids, segmented
 // reduction, on every device system. It is dpt::spmv on CUDA and CPP; on OMP and TBB bench/ and the tests run it
-// against dpt::spmv's own path. Same contract as dpt::spmv.
+// against dpt::spmv's own path. Same contract as dpt::spmv. (dpt/spmv_plan.hpp builds the row ids once for a
+// matrix that is multiplied many times.)
 //
 // Materialised temporaries (everything else is fused through iterators):
 //   row ids           nnz × sizeof(column index): written by a fill, a scatter (one write per row) and a scan
@@ -146,39 +187,19 @@ OutputIt spmv_by_row_ids(const thrust::detail::execution_policy_base<DerivedPoli
   using index_type = ::cuda::std::iter_value_t<IndexIt>;
   using result_type = ::cuda::std::iter_value_t<OutputIt>;
   if (A.rows == 0) return y;
-  // the row ids are stored in the column index type, and counted in it up to rows: past its range they would wrap
-  if (static_cast<std::uintmax_t>(A.rows) >
-      static_cast<std::uintmax_t>(::cuda::std::numeric_limits<index_type>::max())) {
-    throw std::invalid_argument("spmv: " + std::to_string(A.rows) +
-                                " rows are more than the column index type can count (it holds the row ids)");
-  }
+  detail::require_row_ids_fit<index_type>(A.rows);
   if (A.nnz == 0) {
     // no entries at all: every row is empty
     thrust::fill_n(exec, y, A.rows, result_type(0));
     return y + A.rows;
   }
-
-  // steps 1–2, gather and map: products[k] = values[k] · x[cols[k]], computed as the reduction reads them
-  const auto gathered_x = thrust::make_permutation_iterator(x, A.column_indices);
-  const auto products = thrust::make_transform_iterator(thrust::make_zip_iterator(A.values, gathered_x),
-                                                        detail::multiply_pair<result_type>{});
-
-  // step 3, row ids from row offsets: the slide's head flags, carrying the row number instead of a 1 —
-  // scatter each non-empty row's number to where it starts, then a max-scan carries it over the row:
-  //   row_offsets [0, 2, 3, 4, 7] → heads [0, 0, 1, 2, 3, 0, 0] → inclusive max-scan [0, 0, 1, 2, 3, 3, 3]
-  // (an empty row starts where the next row does, so only rows with entries write a head)
+  // steps 1–2, gather and map, fused into the reduction's input
+  const auto products = detail::products_of<result_type>(A, x);
+  // step 3, the row of every entry
   detail::temporary_array<index_type, DerivedPolicy> row_ids(exec, A.nnz);
-  thrust::fill_n(exec, row_ids.begin(), A.nnz, index_type(0));
-  const auto rows = thrust::make_counting_iterator<index_type>(0);
-  const auto has_entries = detail::row_has_entries<OffsetIt>{A.row_offsets};
-  thrust::scatter_if(exec, rows, rows + A.rows, A.row_offsets, thrust::make_transform_iterator(rows, has_entries),
-                     row_ids.begin());
-  dpt::inclusive_scan(exec, row_ids.begin(), row_ids.end(), row_ids.begin(), ::cuda::maximum<>{});
+  detail::write_row_ids(exec, A, row_ids.begin());
 
-  // are there rows without entries? (reduce_by_key would emit nothing for them)
-  const bool has_empty_rows = !thrust::all_of(exec, rows, rows + A.rows, has_entries);
-
-  if (!has_empty_rows) {
+  if (!detail::has_empty_rows(exec, A)) {
     // steps 4–5, segmented reduction: one sum per run of equal row ids, and the runs are exactly rows 0, 1, …
     thrust::reduce_by_key(exec, row_ids.begin(), row_ids.end(), products, thrust::make_discard_iterator(), y);
     return y + A.rows;

@@ -1,5 +1,6 @@
-// dpt::spmv and dpt::spmv_row_per_thread against a sequential CSR loop, on random matrices of awkward shapes
-// and on every real matrix in data/matrices, for float and double values and 32- and 64-bit indices.
+// dpt::spmv (with and without a plan), spmv_by_row_ids and spmv_row_per_thread against a sequential CSR loop, on random
+// matrices of awkward shapes and on every real matrix in data/matrices, for float and double values and 32- and 64-bit
+// indices.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -9,18 +10,21 @@
 #include <string>
 #include <thrust/count.h>
 #include <thrust/device_vector.h>
+#include <thrust/execution_policy.h>
 #include <thrust/host_vector.h>
 #include <thrust/sequence.h>
 #include <utility>
 #include <vector>
 
 #include <dpt/spmv.hpp>
+#include <dpt/spmv_plan.hpp>
 #include "spmv/reference.hpp"
 #include "app_support/device_csr.hpp"
 #include "test_support/matrix_dir.hpp"
 #include "test_support/random_inputs.hpp"
 #include "app_support/matrix_market.hpp"
 #include "test_support/sliced_cpu_policy.hpp"
+#include "test_support/to_std.hpp"
 
 namespace {
 
@@ -95,10 +99,10 @@ std::vector<double> to_double(const thrust::device_vector<T>& d) {
 }
 
 // y from every dpt variant: dpt::spmv (on OMP and TBB the multicore flat form), the Thrust composition it runs
-// on CUDA and CPP, and one task per row. y starts as 7777 everywhere, so a row that a variant forgets to write
-// shows.
+// on CUDA and CPP, one task per row, and dpt::spmv with the matrix's plan. y starts as 7777 everywhere, so a row that a
+// variant forgets to write shows.
 struct both_results {
-  std::vector<double> lecture, composition, row_per_thread;
+  std::vector<double> lecture, composition, row_per_thread, planned;
 };
 
 template <class Index, class Value, class View>
@@ -115,6 +119,8 @@ both_results run_both(const View& A, const std::vector<double>& x_host) {
   run(results.lecture, [](auto&&... args) { return dpt::spmv(args...); });
   run(results.composition, [](auto&&... args) { return dpt::spmv_by_row_ids(args...); });
   run(results.row_per_thread, [](auto&&... args) { return dpt::spmv_row_per_thread(args...); });
+  const auto plan = dpt::make_spmv_plan(thrust::device, A);
+  run(results.planned, [&plan](const auto& policy, auto&&... args) { return dpt::spmv(policy, plan, args...); });
   return results;
 }
 
@@ -185,9 +191,19 @@ TEMPLATE_TEST_CASE("spmv computes the lecture's example", "[spmv]" DPT_BACKEND_T
   CHECK(y.lecture == std::vector<double>{6, 4, 12, 54});
   CHECK(y.composition == std::vector<double>{6, 4, 12, 54});
   CHECK(y.row_per_thread == std::vector<double>{6, 4, 12, 54});
+  CHECK(y.planned == std::vector<double>{6, 4, 12, 54});
 }
 
-TEST_CASE("the row-id composition refuses more rows than its column index type can count", "[spmv]" DPT_BACKEND_TAG) {
+// A policy whose dpt::spmv is the Thrust composition, which a plan serves: the GPU itself on CUDA, the serial
+// system on the CPU builds (their device vectors are host memory).
+#if DPT_CUDA_DEVICE_SYSTEM
+const auto& composition_policy = thrust::device;
+#else
+const auto& composition_policy = thrust::cpp::par;
+#endif
+
+TEST_CASE("the row-id composition and its plan refuse more rows than the column index type can count",
+          "[spmv]" DPT_BACKEND_TAG) {
   // one entry, 2, in column 0 of every row; short columns count up to 32767 rows
   const std::ptrdiff_t rows = GENERATE(32767, 32768);
   CAPTURE(rows);
@@ -198,13 +214,15 @@ TEST_CASE("the row-id composition refuses more rows than its column index type c
   thrust::device_vector<double> y(rows, -1.0);
   const auto A = dpt::make_csr_view(offsets.begin(), columns.begin(), values.begin(), rows, 1, rows);
   const auto compose = [&] { dpt::spmv_by_row_ids(thrust::device, A, x.begin(), y.begin()); };
+  const auto plan = [&] { return dpt::make_spmv_plan(composition_policy, A); };
   if (rows == 32767) {
     compose();
     CHECK(thrust::count(y.begin(), y.end(), 6.0) == rows);
+    CHECK(plan().row_ids.size() == static_cast<std::size_t>(rows));
   } else {
-    CHECK_THROWS_WITH(compose(),
-                      "spmv: 32768 rows are more than the column index type can count (it holds the "
-                      "row ids)");
+    const char* refusal = "spmv: 32768 rows are more than the column index type can count (it holds the row ids)";
+    CHECK_THROWS_WITH(compose(), refusal);
+    CHECK_THROWS_WITH(plan(), refusal);
   }
 }
 
@@ -231,14 +249,75 @@ TEMPLATE_TEST_CASE("spmv matches the sequential reference on random matrices", "
   const auto A = random_csr(s, 17 + static_cast<std::uint64_t>(s.rows));
   const auto x = random_x(s.cols, 5);
   const auto ref = reference_spmv(A, x);
-  // the three forms checked in one pass (as sections, each would rebuild the matrix and run all three again)
+  // the four forms checked in one pass (as sections, each would rebuild the matrix and run all four again)
   const auto y = run_both<Index, Value>(A, x);
   for (const auto& [form, result] :
        {std::pair{"dpt::spmv, the lecture's flat form", &y.lecture},
         std::pair{"the Thrust composition: gather, map, row ids, reduce_by_key", &y.composition},
-        std::pair{"one task per row", &y.row_per_thread}}) {
+        std::pair{"one task per row", &y.row_per_thread}, std::pair{"dpt::spmv with the matrix's plan", &y.planned}}) {
     INFO(form);
     check_rows_exactly(*result, ref);
+  }
+}
+
+TEMPLATE_TEST_CASE("a plan made once serves every product of its matrix, and refuses another matrix",
+                   "[spmv][plan]" DPT_BACKEND_TAG, DPT_SPMV_TYPES) {
+  using Value = typename TestType::first_type;
+  using Index = typename TestType::second_type;
+  const auto s = GENERATE(values<shape>({
+      {"no empty rows", 1009, 997, 5, 0, false},
+      {"empty rows (the last two too)", 1009, 997, 5, 0.3, true},
+      {"almost every row empty", 4099, 31, 2, 0.99, false},
+      {"no entries", 97, 31, 0, 0, false},
+  }));
+  INFO(s.name);
+  const auto A = random_csr(s, 41 + static_cast<std::uint64_t>(s.rows));
+  // what the plan must know: the row of every entry and the rows that have entries
+  std::vector<Index> row_ids, nonempty_rows;
+  for (std::int64_t r = 0; r < A.rows; ++r) {
+    row_ids.insert(row_ids.end(), static_cast<std::size_t>(A.offsets[r + 1] - A.offsets[r]), static_cast<Index>(r));
+    if (A.offsets[r + 1] > A.offsets[r]) nonempty_rows.push_back(static_cast<Index>(r));
+  }
+  const bool has_empty_rows = static_cast<std::int64_t>(nonempty_rows.size()) < A.rows && !row_ids.empty();
+  const thrust::device_vector<Index> offsets(A.offsets.begin(), A.offsets.end()),
+      columns(A.columns.begin(), A.columns.end());
+  const thrust::device_vector<Value> values(A.values.begin(), A.values.end());
+  const auto view = dpt::make_csr_view(offsets.data(), columns.data(), values.data(), A.rows, A.cols,
+                                       static_cast<std::ptrdiff_t>(A.values.size()));
+  const auto plan = dpt::make_spmv_plan(composition_policy, view);
+
+  SECTION("the plan holds the row ids and the rows that have entries") {
+    CHECK(plan.has_row_ids);
+    CHECK(plan.has_empty_rows == has_empty_rows);
+    CHECK(dpt::test::to_std(plan.row_ids) == row_ids);
+    if (has_empty_rows) CHECK(dpt::test::to_std(plan.nonempty_rows) == nonempty_rows);
+  }
+  SECTION("three vectors x through one plan, each product right") {
+    for (const std::uint64_t seed : {1, 2, 3}) {
+      const auto x_double = random_x(A.cols, seed);
+      const thrust::device_vector<Value> x(x_double.begin(), x_double.end());
+      thrust::device_vector<Value> y(static_cast<std::size_t>(A.rows), Value(7777));
+      CHECK(dpt::spmv(composition_policy, plan, view, x.data(), y.data()) == y.data() + A.rows);
+      check_rows_exactly(to_double(y), reference_spmv(A, x_double));
+    }
+  }
+  SECTION("a matrix of another shape is refused") {
+    const thrust::device_vector<Value> x(static_cast<std::size_t>(A.cols), Value(1));
+    thrust::device_vector<Value> y(static_cast<std::size_t>(A.rows));
+    auto other = view;
+    --other.rows;
+    CHECK_THROWS_WITH(dpt::spmv(composition_policy, plan, other, x.data(), y.data()),
+                      "spmv: the plan was made for a matrix of another shape");
+  }
+  SECTION("a plan made for OpenMP or TBB, which holds nothing, is refused by a policy that needs row ids") {
+    const auto device_plan = dpt::make_spmv_plan(thrust::device, view);
+    CHECK(device_plan.has_row_ids == !dpt::cpu::handles_device_system_v);
+    if (!device_plan.has_row_ids) {
+      const thrust::device_vector<Value> x(static_cast<std::size_t>(A.cols), Value(1));
+      thrust::device_vector<Value> y(static_cast<std::size_t>(A.rows));
+      CHECK_THROWS_WITH(dpt::spmv(composition_policy, device_plan, view, x.data(), y.data()),
+                        "spmv: the plan was made for a policy that needs no row ids (OpenMP or TBB)");
+    }
   }
 }
 
@@ -332,6 +411,7 @@ TEMPLATE_TEST_CASE("spmv matches the sequential reference on every matrix in dat
     check_rows<Value>(y.lecture, ref);
     check_rows<Value>(y.composition, ref);
     check_rows<Value>(y.row_per_thread, ref);
+    check_rows<Value>(y.planned, ref);
     if (m.value_field != dpt::mtx::field::real) {
       const std::vector<double> ones(static_cast<std::size_t>(m.cols), 1.0);
       const auto exact = dpt::test::reference_spmv(entries, m.rows, ones);
@@ -362,6 +442,7 @@ TEMPLATE_TEST_CASE("a matrix with no stored entries becomes an empty CSR of its 
   CHECK(y.lecture == zeros);
   CHECK(y.composition == zeros);
   CHECK(y.row_per_thread == zeros);
+  CHECK(y.planned == zeros);
 }
 
 TEMPLATE_TEST_CASE("the multicore flat spmv gives every row its sum however the slices cut the rows",

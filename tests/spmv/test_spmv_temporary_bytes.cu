@@ -1,5 +1,6 @@
-// What one product or conversion costs: the bytes it takes through a counting allocator against
-// dpt::spmv_temporary_bytes, spmv_by_row_ids_temporary_bytes and coo_to_csr_temporary_bytes
+// What one product, plan or conversion costs: the bytes it takes through a counting allocator against
+// dpt::spmv_temporary_bytes, spmv_by_row_ids_temporary_bytes, make_spmv_plan_temporary_bytes,
+// planned_spmv_temporary_bytes and coo_to_csr_temporary_bytes
 // (test_support/counting_allocator.hpp), the calls after the first through a dpt::context, which must allocate
 // nothing, and the Thrust calls and host reads each makes against the budget its header states
 // (test_support/counting_policy.hpp).
@@ -12,6 +13,7 @@
 
 #include <dpt/coo_to_csr.hpp>
 #include <dpt/spmv.hpp>
+#include <dpt/spmv_plan.hpp>
 #include "test_support/counting_allocator.hpp"
 #include "test_support/counting_policy.hpp"
 
@@ -65,6 +67,13 @@ TEMPLATE_TEST_CASE("the spmv queries bound what the products take from their pol
                   dpt::spmv_temporary_bytes<Index, double>(rows, nnz));
     check_scratch([&](const auto& policy) { dpt::spmv_by_row_ids(policy, A, x.data(), y.data()); },
                   dpt::spmv_by_row_ids_temporary_bytes<Index, double>(rows, nnz));
+    check_scratch([&](const auto& policy) { dpt::make_spmv_plan(policy, A); },
+                  dpt::make_spmv_plan_temporary_bytes<Index>(rows, nnz));
+    const auto plan = dpt::make_spmv_plan(thrust::device, A);
+    CHECK(static_cast<std::size_t>(plan.row_ids.size() + plan.nonempty_rows.size()) * sizeof(Index) <=
+          dpt::spmv_plan_bytes<Index>(rows, nnz));
+    check_scratch([&](const auto& policy) { dpt::spmv(policy, plan, A, x.data(), y.data()); },
+                  dpt::planned_spmv_temporary_bytes<Index, double>(rows, nnz));
   }
 }
 
@@ -119,6 +128,24 @@ TEMPLATE_TEST_CASE("spmv, spmv_row_per_thread and coo_to_csr stay within their b
                    row_ids_budget);
       check_budget("spmv", calls_of([&](auto policy) { dpt::spmv(policy, A, counted(x), counted(y)); }),
                    row_ids_budget);
+      // a plan: fill, scatter and scan the row ids, ask whether a row is empty (read), and with empty rows list
+      // the rows that have entries (reduce_by_key, read)
+      const primitive_calls plan_budget = rows == 0 || nnz == 0 ? primitive_calls{0, 0}
+                                          : has_empty_rows      ? primitive_calls{5, 2}
+                                                                : primitive_calls{4, 1};
+      check_budget("make_spmv_plan", calls_of([&](auto policy) { dpt::make_spmv_plan(policy, A); }), plan_budget);
+      // a product with it: the reduction, and with empty rows a zeroed y first. The reduction is
+      // thrust::reduce_by_key on CPP (its run count read), CUB's ReduceByKey on CUDA (not a Thrust call, nothing
+      // read back)
+      const primitive_calls reduction = DPT_CUDA_DEVICE_SYSTEM ? primitive_calls{0, 0} : primitive_calls{1, 1};
+      const primitive_calls planned_budget = rows == 0  ? primitive_calls{0, 0}
+                                             : nnz == 0 ? primitive_calls{1, 0}
+                                             : has_empty_rows
+                                                 ? primitive_calls{reduction.calls + 1, reduction.host_reads}
+                                                 : reduction;
+      const auto plan = dpt::make_spmv_plan(dpt::test::counting_policy{}, A);
+      check_budget("spmv with a plan",
+                   calls_of([&](auto policy) { dpt::spmv(policy, plan, A, counted(x), counted(y)); }), planned_budget);
       // one transform over the rows
       check_budget("spmv_row_per_thread",
                    calls_of([&](auto policy) { dpt::spmv_row_per_thread(policy, A, counted(x), counted(y)); }), {1, 0});

@@ -5,6 +5,7 @@
 
 #include <cuda_runtime_api.h>
 #include <string>
+#include <thrust/execution_policy.h>
 #include <thrust/system/cuda/error.h>
 #include <thrust/system_error.h>
 
@@ -23,6 +24,12 @@ inline void cuda_check_launch(cudaStream_t stream, const char* kernel) {
 #else
   (void)stream;
 #endif
+}
+
+// The stream an execution policy runs on (thrust::cuda::par.on(s) carries one; thrust::device the default).
+template <class DerivedPolicy>
+cudaStream_t stream_of(const thrust::detail::execution_policy_base<DerivedPolicy>& exec) {
+  return thrust::cuda_cub::stream(thrust::detail::derived_cast(thrust::detail::strip_const(exec)));
 }
 
 // Why this process cannot run CUDA work, or "" when it can. A machine without a GPU or without a driver (one

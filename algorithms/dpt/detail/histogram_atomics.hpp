@@ -54,12 +54,6 @@ void count_by_atomics(const thrust::detail::execution_policy_base<DerivedPolicy>
 
 #if DPT_CUDA_DEVICE_SYSTEM
 
-// The stream an execution policy runs on (thrust::cuda::par.on(s) carries one; thrust::device the default).
-template <class DerivedPolicy>
-cudaStream_t stream_of(const thrust::detail::execution_policy_base<DerivedPolicy>& exec) {
-  return thrust::cuda_cub::stream(thrust::detail::derived_cast(thrust::detail::strip_const(exec)));
-}
-
 // Each block counts its share of the input into a private histogram in shared memory — contention only among
 // the block's own threads, on fast shared-memory atomics — then adds its non-zero counts to the global
 // histogram, one global atomic per bin per block instead of one per value.
