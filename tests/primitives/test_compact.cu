@@ -9,6 +9,7 @@
 #include <thrust/device_vector.h>
 #include <thrust/host_vector.h>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/discard_iterator.h>
 #include <vector>
 
 #include <dpt/compact.hpp>
@@ -67,6 +68,41 @@ TEST_CASE("compact matches std::copy_if on random inputs", "[primitives][compact
   }
   SECTION("a few kept") {
     check_compact(data, greater_than{990});
+  }
+}
+
+namespace {
+
+struct multiple_of {
+  std::int64_t divisor;
+  DPT_HOST_DEVICE bool operator()(std::int64_t x) const { return x % divisor == 0; }
+};
+
+struct not_multiple_of {
+  std::int64_t divisor;
+  DPT_HOST_DEVICE bool operator()(std::int64_t x) const { return x % divisor != 0; }
+};
+
+}  // namespace
+
+TEST_CASE("compact counts past two billion elements in 64 bits", "[primitives][compact][large]" DPT_BACKEND_TAG) {
+  // 0, 1, …, n − 1 read from a counting iterator (no 16 GiB input); the multiples of a prime, or all the others
+  const std::int64_t n = (std::int64_t{1} << 31) + (std::int64_t{1} << 21) + 5, divisor = 1048583;
+  const auto multiples = (n - 1) / divisor + 1;
+  const auto first = thrust::make_counting_iterator<std::int64_t>(0);
+  SECTION("the multiples kept, in order") {
+    thrust::device_vector<std::int64_t> out(static_cast<std::size_t>(multiples) + 1, -1);
+    const auto end = dpt::compact(thrust::device, first, first + n, out.begin(), multiple_of{divisor});
+    REQUIRE(end - out.begin() == multiples);
+    const thrust::host_vector<std::int64_t> got(out.begin(), out.end());
+    std::vector<std::int64_t> expected(static_cast<std::size_t>(multiples) + 1, -1);
+    for (std::int64_t k = 0; k < multiples; ++k) expected[static_cast<std::size_t>(k)] = k * divisor;
+    CHECK(dpt::test::first_difference(std::vector<std::int64_t>(got.begin(), got.end()), expected) == "equal");
+  }
+  SECTION("more than 2^31 kept, counted to the end (into a discard iterator)") {
+    const auto out = thrust::make_discard_iterator();
+    const auto end = dpt::compact(thrust::device, first, first + n, out, not_multiple_of{divisor});
+    CHECK(end - out == n - multiples);
   }
 }
 
