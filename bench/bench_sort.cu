@@ -1,16 +1,16 @@
 // Sort family: uniformly random 32-bit keys sorted by thrust::sort on the build's device system (a radix sort
 // on CUDA, a parallel merge sort on OMP/TBB), by dpt::sort (on the CPU systems Highway's vqsort on every core, then
-// a parallel merge: dpt/cpu/sort.hpp; on CUDA the same thrust::sort), on CPU builds by std::sort on one core and by
-// tbb::parallel_sort on every core (a parallel comparison sort), and on the GPU by cub::DeviceRadixSort. The
-// grid's sort — random 32-bit cells with the particle ids riding along, stably — by thrust::stable_sort_by_key and
-// dpt::stable_sort_by_key. Each iteration sorts a fresh copy of the same keys; only the sort is timed. Every
-// variant is checked before it is timed (checked in bench.hpp): its keys must come out in order and be the same
-// keys (and the ids each at its own cell, ascending within a cell).
-// Bytes are effective bytes, the problem's input and output (one read and one write of the keys, 8n; of keys and
-// ids, 16n), the same for every variant; a sort makes several passes and moves more, so copy_fraction says how
-// many copies' time a sort costs, not how close it comes to the memory bus. The keys are unsigned: CCCL 3.0.1's
-// CPU sorts put negative int keys out of order (NVIDIA/cccl#4919; this benchmark's check caught it), so an int
-// sort there would time a wrong answer.
+// a parallel merge: dpt/cpu/sort.hpp; on CUDA the same thrust::sort), on CPU builds by the CPU backend's radix sort
+// (dpt/cpu/radix_sort.hpp), std::sort on one core and tbb::parallel_sort on every core (a parallel comparison
+// sort), and on the GPU by cub::DeviceRadixSort. The grid's sort — random 32-bit cells with the particle ids riding
+// along, stably — by thrust::stable_sort_by_key and dpt::stable_sort_by_key (on the CPU systems the radix sort), and
+// on CPU builds by the backend's vqsort and merges. Each iteration sorts a fresh copy of the same keys; only the sort
+// is timed. Every variant is checked before it is timed (checked in bench.hpp): its keys must come out in order and be
+// the same keys (and the ids each at its own cell, ascending within a cell). Bytes are effective bytes, the problem's
+// input and output (one read and one write of the keys, 8n; of keys and ids, 16n), the same for every variant; a sort
+// makes several passes and moves more, so copy_fraction says how many copies' time a sort costs, not how close it comes
+// to the memory bus. The keys are unsigned: CCCL 3.0.1's CPU sorts put negative int keys out of order
+// (NVIDIA/cccl#4919; this benchmark's check caught it), so an int sort there would time a wrong answer.
 #include "bench_support/bench.hpp"
 
 #include <algorithm>
@@ -133,6 +133,17 @@ void register_benchmarks() {
             state, where::host, n, bytes, restore, op, [&] { return sorts(unsorted, keys); }, sort_error);
       });
     };
+#  if DPT_CPU_SORT
+    // The CPU backend's other method for each (dpt::sort's default is vqsort and merges, stable_sort_by_key's the
+    // radix sort): both sides of the choice in dpt/cpu/sort.hpp, measured side by side.
+    add_device_sort("sort/dpt_radix", [](auto first, auto last) {
+      dpt::cpu::sort(thrust::device, first, last, {{}, 0, dpt::cpu::sort_method::radix});
+    });
+    add_sort_by_key("sort_by_key/dpt_vqsort", [](auto keys_first, auto keys_last, auto values_first) {
+      dpt::cpu::stable_sort_by_key(thrust::device, keys_first, keys_last, values_first,
+                                   {{}, 0, dpt::cpu::sort_method::vqsort_merge});
+    });
+#  endif
     add_host_sort("sort/std_sort", [](auto first, auto last) { std::sort(first, last); });
     add_host_sort("sort/tbb_parallel_sort", [](auto first, auto last) { tbb::parallel_sort(first, last); });
 #else

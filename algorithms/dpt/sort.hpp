@@ -7,8 +7,10 @@
 //
 // On CUDA the calls are thrust::sort and thrust::stable_sort_by_key (CUB's radix sort). On the CPU device systems
 // (CPP, OpenMP, TBB) dpt's CPU backend sorts (dpt/cpu/sort.hpp): Highway's vectorised quicksort on every core,
-// then a parallel merge. It takes integer, float and double keys (by key: keys of up to 32 bits, trivially
-// copyable values, fewer than 2^32 of them); others go to Thrust's sort on every system.
+// then a parallel merge; a sort by key of integer keys with values of up to 4 bytes (the grid's cells and
+// particle ids), a radix sort that scatters by the top digit across the cores and sorts each bucket in cache. It
+// takes integer, float and double keys (by key: keys of up to 32 bits, trivially copyable values, fewer than 2^32
+// of them); others go to Thrust's sort on every system.
 //
 // Floating-point keys are ordered −NaN < −∞ < … < −0.0 < +0.0 < … < +∞ < +NaN on the CPU systems (a valid order for
 // `<` whenever no key is NaN); a stable sort by key treats −0.0 and +0.0 as one key, as `<` does.
@@ -73,7 +75,8 @@ void stable_sort_by_key(const thrust::detail::execution_policy_base<DerivedPolic
   if constexpr (detail::cpu_backend_sorts<DerivedPolicy, ::cuda::std::iter_value_t<KeyIt>,
                                           ::cuda::std::iter_value_t<ValueIt>>()) {
     if (keys_last - keys_first < cpu::max_sort_by_key_length) {
-      // each core sorts its chunk of (key, position) pairs, the runs are merged, the values follow their positions
+      // (key, value) words scattered by their top digit and each bucket radix-sorted in cache; or each core sorts
+      // its chunk of (key, position) pairs, the runs are merged, the values follow their positions
       return cpu::stable_sort_by_key(exec, keys_first, keys_last, values_first);
     }
   }

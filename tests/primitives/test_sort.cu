@@ -1,6 +1,6 @@
 // dpt::sort and dpt::stable_sort_by_key against std::sort and std::stable_sort; on the CPU systems the backend
-// underneath (dpt::cpu::sort: vqsort per chunk, then merges) with several chunk counts and every Highway target
-// this processor runs.
+// underneath (dpt::cpu::sort: vqsort per chunk, then merges, or the radix sort) with several chunk counts, every
+// Highway target this processor runs, and both methods.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -228,7 +228,8 @@ TEMPLATE_TEST_CASE("the CPU sort merges any number of sorted chunks", "[sort]" D
   for (const std::ptrdiff_t chunks : {1, 2, 3, 4, 5, 7, 8, 13}) {
     for (const key_pattern pattern : {key_pattern::random, key_pattern::few_distinct, key_pattern::descending}) {
       SECTION(std::to_string(chunks) + " chunks, " + name(pattern)) {
-        const dpt::cpu::sort_tuning tuning{chunks};
+        dpt::cpu::sort_tuning tuning{chunks};
+        tuning.method = dpt::cpu::sort_method::vqsort_merge;
         const auto keys = make_keys<TestType>(n, pattern, 300 + chunks);
         check_sort(keys, [&](auto& k) { dpt::cpu::sort(thrust::device, k.begin(), k.end(), tuning); });
         if constexpr (sizeof(TestType) <= 4) {
@@ -241,12 +242,65 @@ TEMPLATE_TEST_CASE("the CPU sort merges any number of sorted chunks", "[sort]" D
   }
 }
 
+// Keys that vary in few bits, as a histogram's bin ids do: [0, 300).
+template <class Key>
+std::vector<Key> make_narrow_keys(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Key> keys(n);
+  for (auto& key : keys) key = static_cast<Key>(rng() % 300);
+  return keys;
+}
+
+TEMPLATE_TEST_CASE("the CPU radix sort scatters any number of chunks and sorts every bucket",
+                   "[sort][radix]" DPT_BACKEND_TAG, std::uint32_t, std::int32_t, float, std::int16_t) {
+  // sizes with the fewest top bits (16 buckets, four lower passes of 7 bits) and, outside the sanitizer build, one
+  // with the most (256 buckets, three lower passes)
+  const std::vector<std::size_t> sizes = dpt::test::sanitized_build ? std::vector<std::size_t>{2, 3, 4099, 20011}
+                                                                    : std::vector<std::size_t>{2, 3, 4099, 300007};
+  const std::size_t large = (std::size_t(1) << 23) + 9;
+  dpt::cpu::sort_tuning tuning{};
+  tuning.method = dpt::cpu::sort_method::radix;
+  const auto sort = [&](auto& k) { dpt::cpu::sort(thrust::device, k.begin(), k.end(), tuning); };
+  const auto sort_by_key = [&](auto& k, auto& v) {
+    dpt::cpu::stable_sort_by_key(thrust::device, k.begin(), k.end(), v.begin(), tuning);
+  };
+  for (const std::size_t n : sizes) {
+    for (const std::ptrdiff_t chunks : {1, 2, 3, 8}) {
+      for (const key_pattern pattern : all_patterns) {
+        SECTION("n = " + std::to_string(n) + ", " + std::to_string(chunks) + " chunks, " + name(pattern)) {
+          tuning.chunks = chunks;
+          const auto keys = make_keys<TestType>(n, pattern, 500 + n + chunks);
+          check_sort(keys, sort);
+          if constexpr (std::is_integral_v<TestType>) {
+            check_sort_by_key<TestType, std::uint32_t>(keys, sort_by_key);
+            check_sort_by_key<TestType, float>(keys, sort_by_key);
+            check_sort_by_key<TestType, std::uint8_t>(keys, sort_by_key);
+          }
+        }
+      }
+      SECTION("n = " + std::to_string(n) + ", " + std::to_string(chunks) + " chunks, keys in [0, 300)") {
+        tuning.chunks = chunks;
+        const auto keys = make_narrow_keys<TestType>(n, 600 + n + chunks);
+        check_sort(keys, sort);
+        if constexpr (std::is_integral_v<TestType>) check_sort_by_key<TestType, std::int32_t>(keys, sort_by_key);
+      }
+    }
+  }
+  if (!dpt::test::sanitized_build && std::is_same_v<TestType, std::uint32_t>) {
+    SECTION("n = 2^23 + 9, random, on every core") {
+      const auto keys = make_keys<TestType>(large, key_pattern::random, 700);
+      check_sort(keys, sort);
+      check_sort_by_key<TestType, std::uint32_t>(keys, sort_by_key);
+    }
+  }
+}
+
 TEST_CASE("the CPU sort is right on every Highway target this processor runs", "[sort]" DPT_BACKEND_TAG) {
   for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
     // the scalar target is there for correctness, at a hundredth of the speed: it sorts less
     const std::size_t n = target == HWY_SCALAR ? 4099 : 65537;
     SECTION(hwy::TargetName(target)) {
-      const dpt::cpu::sort_tuning tuning{3, target};
+      const dpt::cpu::sort_tuning tuning{3, target, dpt::cpu::sort_method::vqsort_merge};
       check_sort(make_keys<std::uint32_t>(n, key_pattern::random, 400),
                  [&](auto& k) { dpt::cpu::sort(thrust::device, k.begin(), k.end(), tuning); });
       check_sort(make_keys<double>(n, key_pattern::random, 401),

@@ -1,5 +1,11 @@
-// dpt/cpu/sort.hpp — dpt::sort and dpt::stable_sort_by_key on the CPU device systems: Highway's vqsort on every
-// core, then a parallel merge.
+// dpt/cpu/sort.hpp — dpt::sort and dpt::stable_sort_by_key on the CPU device systems, by one of two methods:
+// Highway's vqsort on every core and a parallel merge (below), or the radix sort of dpt/cpu/radix_sort.hpp.
+//
+// Which runs (sort_method::fastest, measured on the first machine, docs/benchmarks.md): a sort by key of integer
+// keys with values of up to 4 bytes takes the radix sort from radix_sort_length keys on (its passes carry the
+// value in the word they sort, where the merge gathers each value from a random place); a plain sort takes vqsort
+// and merges, as fast or faster on 32-bit keys of every width measured. Either takes a tuning that picks the
+// other.
 //
 // vqsort (Highway's vectorised quicksort, hwy/contrib/sort) sorts unsigned integers on one core. The keys are
 // first mapped to unsigned codes in the same order, then the recipe is the lecture's, at the scale of cores:
@@ -11,22 +17,22 @@
 //             diagonal), so every core merges the same number of elements whatever the keys
 //   decode  = each code back to its key, as the last merge writes it out
 //
-// Codes: unsigned integers as they are, signed ones with the sign bit flipped, IEEE floats by the usual
-// totalOrder mapping (sign set: all bits inverted; otherwise the sign bit set), so that
+// Codes (both methods): unsigned integers as they are, signed ones with the sign bit flipped, IEEE floats by the
+// usual totalOrder mapping (sign set: all bits inverted; otherwise the sign bit set), so that
 //   −NaN < −∞ < … < −0.0 < +0.0 < … < +∞ < +NaN.
-// A sort by key (stable) packs each key's 32-bit code above its 32-bit position and sorts the 64-bit pairs: the
-// position breaks ties in input order, which is what makes it stable, and says where the key's value comes from.
-// Its codes fold −0.0 into +0.0, which compare equal, so their values keep their input order too; values (and
-// floating-point keys) are then gathered from copies, unless the values are their own positions 0, 1, …, n − 1 (an
-// argsort, as the grid's particle ids are). Keys wider than 32 bits and n ≥ 2^32 are not handled here
-// (supports_* below).
+// The merge's sort by key (stable) packs each key's 32-bit code above its 32-bit position and sorts the 64-bit
+// pairs: the position breaks ties in input order, which is what makes it stable, and says where the key's value
+// comes from. Its codes fold −0.0 into +0.0, which compare equal, so their values keep their input order too;
+// values (and floating-point keys) are then gathered from copies, unless the values are their own positions 0, 1,
+// …, n − 1 (an argsort, as the grid's particle ids are). Keys wider than 32 bits and n ≥ 2^32 are not sorted by
+// key here (supports_* below).
 //
 // The whole sort is one parallel loop over the cores (thrust::for_each_n on the caller's policy), which claim its
 // tasks in order — sort chunk 0, 1, …, then merge piece 0, 1, … of each round, the last round writing the output
 // (with one chunk, a decode pass instead) — and wait for the round before theirs to finish: a system that runs the
 // loop on fewer threads than it has iterations, or on one, still finishes, since every task waited on was claimed
 // earlier by a running thread. Scratch (an array of codes, two when there are more than two chunks, and for a sort
-// by key copies of the values and floating-point keys) comes from the policy.
+// by key copies of the values and floating-point keys; the radix sort's two arrays of words) comes from the policy.
 #pragma once
 
 #include <algorithm>
@@ -45,20 +51,34 @@
 #include <thrust/type_traits/unwrap_contiguous_iterator.h>
 
 #include <dpt/config.hpp>
+#include <dpt/cpu/radix_sort.hpp>
 #include <dpt/cpu/sort_targets.hpp>
 #include <dpt/cpu/system.hpp>
 #include <dpt/detail/temporary_array.hpp>
 
 namespace dpt::cpu {
 
-// How the CPU sort is run, when a caller wants to choose (tests do: several chunks on any machine, every target).
+// Which of the two sorts runs: the radix sort of dpt/cpu/radix_sort.hpp, or vqsort on every core and merges.
+enum class sort_method {
+  fastest,       // the radix sort for a sort by key (integer keys, values of up to 4 bytes) from radix_sort_length
+                 // keys on; vqsort and merges for the rest
+  radix,         // the radix sort wherever it applies (32-bit codes; by key, as above), at any size
+  vqsort_merge,  // vqsort and merges for every key
+};
+
+// How the CPU sort is run, when a caller wants to choose (tests do: several chunks on any machine, every target,
+// both methods).
 struct sort_tuning {
-  std::optional<std::ptrdiff_t> chunks{};  // how many sorted runs to merge; default: one per core
+  std::optional<std::ptrdiff_t> chunks{};  // how many chunks the cores sort (or scatter); default: one per core
   sort_target_set targets = 0;             // Highway targets for vqsort; 0: the fastest measured (sort_targets.hpp)
+  sort_method method = sort_method::fastest;
 };
 
 // Below this many keys one core sorts them all: waking the others would cost more than it saves.
 inline constexpr std::ptrdiff_t serial_sort_length = std::ptrdiff_t(1) << 15;
+// From this many keys on, the radix sort is the faster of the two for a sort by key. (A plain sort of 32-bit keys
+// keeps vqsort: as fast or faster at every size measured, docs/benchmarks.md.)
+inline constexpr std::ptrdiff_t radix_sort_length = std::ptrdiff_t(1) << 16;
 
 // The unsigned code of a Key with the same order (see above): `type`, `encode`, `decode`.
 template <class Key, class = void>
@@ -219,12 +239,52 @@ struct sort_tasks {
   }
 };
 
+inline bool uses_radix(std::ptrdiff_t n, bool by_key, const sort_tuning& tuning) {
+  return tuning.method == sort_method::radix ||
+         (tuning.method == sort_method::fastest && by_key && n >= radix_sort_length);
+}
+
+// What the radix sort reads: each key's code (a sort), or each key's code above its value's bits (a sort by key).
+template <class Key, class KeyPtr>
+struct key_codes {
+  KeyPtr keys;
+  DPT_ALWAYS_INLINE std::uint32_t code(std::ptrdiff_t i) const { return sort_code<Key>::encode(keys[i]); }
+  DPT_ALWAYS_INLINE std::uint32_t word(std::ptrdiff_t i) const { return code(i); }
+};
+
+template <class Key, class Value, class KeyPtr, class ValuePtr>
+struct key_codes_and_values {
+  KeyPtr keys;
+  ValuePtr values;
+  DPT_ALWAYS_INLINE std::uint32_t code(std::ptrdiff_t i) const { return sort_code<Key>::encode(keys[i]); }
+  DPT_ALWAYS_INLINE std::uint64_t word(std::ptrdiff_t i) const {
+    const Value value = values[i];
+    std::uint32_t bits = 0;
+    std::memcpy(&bits, &value, sizeof value);
+    return std::uint64_t(code(i)) << 32 | bits;
+  }
+};
+
+// The cores the policy runs a sort on. The serial CPP system runs the loop on the calling thread: one chunk,
+// unless a caller asks for more.
+template <class DerivedPolicy>
+std::ptrdiff_t sort_workers() {
+  return handles_v<DerivedPolicy> ? worker_count<DerivedPolicy>() : 1;
+}
+
+// Sorts n words by their 32-bit codes with the radix sort, on the policy's cores. One Thrust call.
+template <class Word, class DerivedPolicy, class Source, class Emit>
+void radix_sort_codes(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, std::ptrdiff_t n, Source source,
+                      Emit emit, const sort_tuning& tuning) {
+  const std::ptrdiff_t workers = sort_workers<DerivedPolicy>();
+  radix_sort_words<Word>(exec, n, workers, make_sort_layout(n, workers, tuning).chunks, source, emit);
+}
+
 // Sorts n codes on the policy's cores: fill them, sort and merge, emit the sorted codes. One Thrust call.
 template <class Code, class DerivedPolicy, class Fill, class Emit>
 void sort_codes(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, std::ptrdiff_t n, Fill fill,
                 Emit emit, const sort_tuning& tuning) {
-  // the serial CPP system runs the loop on the calling thread: one chunk, unless a caller asks for more
-  const std::ptrdiff_t workers = handles_v<DerivedPolicy> ? worker_count<DerivedPolicy>() : 1;
+  const std::ptrdiff_t workers = sort_workers<DerivedPolicy>();
   const sort_layout layout = make_sort_layout(n, workers, tuning);
   dpt::detail::temporary_array<Code, DerivedPolicy> first(exec, n), second(exec, layout.rounds > 1 ? n : 0);
   std::atomic<std::ptrdiff_t> next_task{0};
@@ -251,6 +311,14 @@ void sort(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, Rand
   static_assert(supports_sort_v<key_type>, "dpt::cpu::sort takes integer, float and double keys");
   const auto keys = thrust::try_unwrap_contiguous_iterator(first);
   const auto n = static_cast<std::ptrdiff_t>(last - first);
+  if constexpr (sizeof(typename code::type) == 4) {
+    if (detail::uses_radix(n, false, tuning)) {
+      // scatter by the top digit across the cores, then sort each bucket in cache; the last pass decodes
+      const auto emit = [keys](std::ptrdiff_t i, std::uint32_t sorted) { keys[i] = code::decode(sorted); };
+      detail::radix_sort_codes<std::uint32_t>(exec, n, detail::key_codes<key_type, decltype(keys)>{keys}, emit, tuning);
+      return;
+    }
+  }
   // map each key to its code
   const auto fill = [keys](std::ptrdiff_t begin, std::ptrdiff_t end, typename code::type* codes) {
     for (std::ptrdiff_t i = begin; i < end; ++i) codes[i] = code::encode(keys[i]);
@@ -274,6 +342,23 @@ void stable_sort_by_key(const thrust::detail::execution_policy_base<DerivedPolic
   if (n >= max_sort_by_key_length) throw std::length_error("dpt::cpu::stable_sort_by_key: 2^32 keys or more");
   const auto keys = thrust::try_unwrap_contiguous_iterator(keys_first);
   const auto values = thrust::try_unwrap_contiguous_iterator(values_first);
+  // Integer keys and values of up to 4 bytes sort as one 64-bit word each, code above value: the radix sort's
+  // passes are stable, and its last one writes both out. (Floating-point keys need −0.0 folded into +0.0 for
+  // sorting and kept for the output: the code cannot carry both.)
+  if constexpr (std::is_integral_v<key_type> && sizeof(value_type) <= 4) {
+    if (detail::uses_radix(n, true, tuning)) {
+      const auto emit = [keys, values](std::ptrdiff_t i, std::uint64_t sorted) {
+        keys[i] = code::decode(static_cast<std::uint32_t>(sorted >> 32));
+        const auto bits = static_cast<std::uint32_t>(sorted);
+        value_type value;
+        std::memcpy(&value, &bits, sizeof value);
+        values[i] = value;
+      };
+      const detail::key_codes_and_values<key_type, value_type, decltype(keys), decltype(values)> words{keys, values};
+      detail::radix_sort_codes<std::uint64_t>(exec, n, words, emit, tuning);
+      return;
+    }
+  }
   // integer keys come back from their codes; floating-point ones from a copy (their codes fold −0.0 into +0.0)
   constexpr bool copy_keys = std::is_floating_point_v<key_type>;
   dpt::detail::temporary_array<key_type, DerivedPolicy> key_copies(exec, copy_keys ? n : 0);
@@ -319,7 +404,9 @@ void stable_sort_by_key(const thrust::detail::execution_policy_base<DerivedPolic
   detail::sort_codes<std::uint64_t>(exec, n, fill, emit, tuning);
 }
 
-// Bytes the sorts above take through their policy for n keys (of Key, with values of Value for a sort by key).
+// Bytes the sorts above take through their policy for n keys (of Key, with values of Value for a sort by key): the
+// larger of the two methods' (the radix sort's two arrays of n codes, or of n 64-bit words by key, never exceed
+// the merge's).
 template <class Key>
 std::size_t sort_temporary_bytes(std::ptrdiff_t n) {
   return n > 0 ? 2 * std::size_t(n) * sizeof(typename sort_code<Key>::type) : 0;
