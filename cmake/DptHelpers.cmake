@@ -107,3 +107,34 @@ function(dpt_assemble_own_kernels target)
     set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES "${machine_code}")
   endif()
 endfunction()
+
+# A test of dpt::mpi that runs TARGET under mpiexec on each of RANKS (NAME_1, NAME_2, …; label mpi besides
+# LABELS). Open MPI's --oversubscribe lets 3 ranks share this 2-core machine; with more than one rank each runs one
+# OpenMP thread, so that ranks do not fight for the cores. Root may run it (Open MPI refuses root unless told). Under
+# AddressSanitizer leaks are looked for in dpt's code, not in Open MPI's.
+function(dpt_add_mpi_test name)
+  cmake_parse_arguments(ARG "" "TARGET" "RANKS;LABELS;ARGS" ${ARGN})
+  execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE version ERROR_QUIET)
+  set(oversubscribe "")
+  if(version MATCHES "Open MPI|OpenRTE")
+    set(oversubscribe --oversubscribe)
+  endif()
+  foreach(ranks IN LISTS ARG_RANKS)
+    add_test(NAME ${name}_${ranks} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} ${oversubscribe}
+             ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${ARG_TARGET}> ${MPIEXEC_POSTFLAGS} ${ARG_ARGS})
+    set(threads "")
+    if(ranks GREATER 1)
+      set(threads OMP_NUM_THREADS=1)
+    endif()
+    set(environment OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ${threads})
+    if(CMAKE_CXX_FLAGS MATCHES "-fsanitize=address")
+      # Open MPI keeps memory until exit: its libraries' allocations are suppressed (cmake/lsan-mpi.supp), which
+      # needs whole stacks (they are built without frame pointers) and plugins that stay loaded.
+      list(APPEND environment ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0
+           LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/cmake/lsan-mpi.supp
+           OMPI_MCA_mca_base_component_disable_dlclose=1)
+    endif()
+    set_tests_properties(${name}_${ranks} PROPERTIES LABELS "${ARG_LABELS};mpi" TIMEOUT 600
+                         ENVIRONMENT "${environment}")
+  endforeach()
+endfunction()

@@ -49,26 +49,33 @@ struct check_failure : std::runtime_error {
   explicit check_failure(const std::string& message) : std::runtime_error(one_line(message)) {}
 };
 
+// False on the ranks of a distributed run other than rank 0, which alone prints the run's one line
+// (app_support/ranks.hpp).
+inline bool prints_errors = true;
+
 // Runs an app's body and maps what it throws to the exit-status contract above.
 template <class Body>
 int run_app(const char* program, Body&& body) {
+  const auto report = [program](const char* what, const std::string& message) {
+    if (prints_errors) std::fprintf(stderr, "%s: %s: %s\n", program, what, one_line(message).c_str());
+  };
   try {
     return body();
   } catch (const input_error& e) {
-    std::fprintf(stderr, "%s: error: %s\n", program, one_line(e.what()).c_str());
+    report("error", e.what());
     return 2;
   } catch (const check_failure& e) {
-    std::fprintf(stderr, "%s: check failed: %s\n", program, one_line(e.what()).c_str());
+    report("check failed", e.what());
     return 1;
   } catch (const std::bad_alloc&) {
     // An allocation failed (Thrust's device allocations throw a std::bad_alloc too). Exit status 1, not 2: the
     // input was well formed, it only needs more memory than this machine or device has; the same command may
     // succeed elsewhere. The readers reject sizes that no allocation could ever satisfy as bad input (exit 2), and
     // require_memory (memory.hpp) refuses, with exit status 1 too, an input known not to fit before it allocates.
-    std::fprintf(stderr, "%s: error: not enough memory for this input (an allocation failed)\n", program);
+    report("error", "not enough memory for this input (an allocation failed)");
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: error: %s\n", program, one_line(e.what()).c_str());
+    report("error", e.what());
     return 1;
   }
 }

@@ -20,13 +20,13 @@
 
 #include <dpt/config.hpp>
 #include <dpt/scan.hpp>
-#if DPT_CUDA_DEVICE_SYSTEM
-#  include <cub/device/device_scan.cuh>
-#endif
-#include <dpt/kernels/device_scan.hpp>
 #include "scan/options.hpp"
 #include "scan/scan_check.hpp"
+#include "scan/scan_impls.hpp"
 #include "scan/scan_values.hpp"
+#if DPT_WITH_MPI
+#  include "scan/across_ranks.hpp"
+#endif
 #include "app_support/device_memory.hpp"
 #include "app_support/errors.hpp"
 #include "app_support/memory.hpp"
@@ -38,80 +38,8 @@ namespace {
 using dpt::app::first_mismatch;
 using dpt::app::input_error;
 using dpt::app::input_values;
+using dpt::app::run_impl;
 using dpt::app::scan_options;
-
-#if DPT_CUDA_DEVICE_SYSTEM
-template <class T>
-void cub_scan(const T* in, T* out, std::int64_t n, bool exclusive) {
-  std::size_t bytes = 0;
-  auto call = [&](void* temp) {
-    return exclusive ? cub::DeviceScan::ExclusiveSum(temp, bytes, in, out, n)
-                     : cub::DeviceScan::InclusiveSum(temp, bytes, in, out, n);
-  };
-  dpt::kernels::detail::check(call(nullptr), "cub::DeviceScan (size query)");
-  thrust::device_vector<unsigned char> temp(bytes);
-  dpt::kernels::detail::check(call(thrust::raw_pointer_cast(temp.data())), "cub::DeviceScan");
-}
-#endif
-
-// What the implementations add in: a float itself, an integer as its unsigned twin. The same bits and the same
-// sums where they fit, but wrap-around is defined where signed overflow is not: an exclusive scan's total (which
-// every implementation computes) or a run a parallel scan adds first may overflow, and no written output that fits
-// changes. reference_scan refuses the outputs that do not fit.
-template <class T, bool = std::is_integral_v<T>>
-struct summed_as {
-  using type = T;
-};
-template <class T>
-struct summed_as<T, true> {
-  using type = std::make_unsigned_t<T>;
-};
-
-// Runs one implementation on the device copy of the input.
-template <class T>
-void run_impl(const std::string& impl, const thrust::device_vector<T>& in, thrust::device_vector<T>& out,
-              bool exclusive) {
-  namespace k = dpt::kernels;
-  using S = typename summed_as<T>::type;  // an int may be read and written as its unsigned type ([basic.lval])
-  const S* d_in = reinterpret_cast<const S*>(thrust::raw_pointer_cast(in.data()));
-  S* d_out = reinterpret_cast<S*>(thrust::raw_pointer_cast(out.data()));
-  const auto n = static_cast<std::int64_t>(in.size());
-  if (impl == "thrust") {
-    // Raw pointers, not device_vector iterators: Thrust 3.0's sequential scan (the OMP/TBB backends for
-    // scans) binds a null policy reference when it dereferences device_reference, which UBSan rejects.
-    if (exclusive)
-      thrust::exclusive_scan(thrust::device, d_in, d_in + n, d_out);
-    else
-      thrust::inclusive_scan(thrust::device, d_in, d_in + n, d_out);
-    return;
-  }
-  if (impl == "cub") {
-#if DPT_CUDA_DEVICE_SYSTEM
-    cub_scan(d_in, d_out, n, exclusive);
-#endif
-    return;
-  }
-  const auto algorithm = impl == "lecture"    ? k::device_scan_algorithm::three_launch_lecture
-                         : impl == "shfl"     ? k::device_scan_algorithm::three_launch_shuffle
-                         : impl == "blelloch" ? k::device_scan_algorithm::three_launch_blelloch
-                                              : k::device_scan_algorithm::single_pass;
-  if (exclusive)
-    k::exclusive_scan(algorithm, d_in, d_out, n, S{0}, k::sum{});
-  else
-    k::inclusive_scan(algorithm, d_in, d_out, n, k::sum{});
-}
-
-// What dpt-scan holds at once, for n values of type T (`with_input`: the values themselves too): the sequential
-// reference (and floats' error bounds), the input, the output and a scan's scratch on the device
-// (dpt::scan_temporary_bytes, which bounds Thrust's scan and CUB's), and an output back on the host twice (as
-// copied, then as a vector; with several implementations the first one's is kept for --out).
-template <class T>
-std::vector<dpt::app::memory_need> scan_memory_needs(std::int64_t n, std::size_t impls, bool with_input) {
-  const double bytes = static_cast<double>(n) * sizeof(T);
-  const double bounds = std::is_floating_point_v<T> ? 8.0 * static_cast<double>(n) : 0;
-  const auto scratch = static_cast<double>(dpt::scan_temporary_bytes<T>(n));
-  return {{(with_input ? bytes : 0) + bytes * (impls > 1 ? 4 : 3) + bounds, 2 * bytes + scratch}};
-}
 
 template <class T>
 int run(const scan_options& opt) {
@@ -121,7 +49,7 @@ int run(const scan_options& opt) {
     out.emplace(dpt::app::named_path{"--out", opt.out}, std::vector<dpt::app::named_path>{{"--input", opt.input}});
   // --n is checked before its values are made; a file's values are read first (the file bounds their number)
   if (opt.input.empty()) {
-    dpt::app::require_memory(scan_memory_needs<T>(opt.n, opt.impls.size(), true),
+    dpt::app::require_memory(dpt::app::scan_memory_needs<T>(opt.n, opt.impls.size(), true),
                              "a scan of " + std::to_string(opt.n) + " " + opt.type + " values",
                              dpt::app::this_builds_device_memory());
   }
@@ -130,7 +58,7 @@ int run(const scan_options& opt) {
   const std::vector<T>& values = in.values;
   const auto n = static_cast<std::int64_t>(values.size());
   if (!opt.input.empty()) {
-    dpt::app::require_memory(scan_memory_needs<T>(n, opt.impls.size(), false),
+    dpt::app::require_memory(dpt::app::scan_memory_needs<T>(n, opt.impls.size(), false),
                              opt.input + " (" + std::to_string(n) + " values)", dpt::app::this_builds_device_memory());
   }
   // Always computed: it is also what refuses inputs whose outputs overflow.
@@ -179,27 +107,16 @@ int run(const scan_options& opt) {
     const double gbps = median > 0 ? 2.0 * static_cast<double>(n) * sizeof(T) / median / 1e9 : 0;
     const thrust::host_vector<T> h_out(d_out);
     std::vector<T> result(h_out.begin(), h_out.end());
-    std::string verdict;
-    if (opt.check) {
-      const auto bad = first_mismatch(result, ref);
-      all_ok = all_ok && bad < 0;
-      if (bad < 0) {
-        verdict = "   ok";
-      } else {
-        std::ostringstream os;
-        os << std::setprecision(std::numeric_limits<T>::max_digits10) << "   MISMATCH at " << bad << ": got "
-           << +result[static_cast<std::size_t>(bad)] << ", expected " << +ref.values[static_cast<std::size_t>(bad)];
-        verdict = os.str();
-      }
-    }
+    bool ok = true;
+    const std::string verdict = opt.check ? dpt::app::check_verdict(result, ref, ok) : "";
+    all_ok = all_ok && ok;
     std::printf("%-12s %12.3f %10.3f%s\n", impl.c_str(), median * 1e3, gbps, verdict.c_str());
     if (first_result.empty()) first_result = std::move(result);
   }
 
   if (!all_ok) throw dpt::app::check_failure("an implementation disagrees with the sequential scan");
   if (out) {
-    out->stream() << std::setprecision(std::numeric_limits<T>::max_digits10);
-    for (const T& v : first_result) out->stream() << +v << '\n';
+    dpt::app::write_values(out->stream(), first_result);
     out->commit();
     std::printf("wrote %s (%s)\n", opt.out.c_str(), opt.impls.front().c_str());
   }
@@ -217,6 +134,10 @@ int run(const scan_options& opt) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+#if DPT_WITH_MPI
+  // started by mpiexec: every rank scans a slice (scan/across_ranks.hpp)
+  if (dpt::mpi::launched_by_mpiexec()) return dpt::app::main_across_ranks(argc, argv);
+#endif
   return dpt::app::run_app("dpt-scan", [&] {
     const auto opt = dpt::app::parse_scan_options(argc, argv);
     if (!opt) {

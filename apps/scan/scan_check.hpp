@@ -57,8 +57,8 @@ scan_reference<T> reference_scan(const input_values<T>& in, bool exclusive) {
     // (Higham, Accuracy and Stability of Numerical Algorithms, §4.2). ×1.01 covers the rounding in the bound.
     // A parallel scan adds x[a..b] for runs [a, b] of its choosing, not only the prefixes, so an output is safe
     // only while every run within its terms (x[0..i] for inclusive output i, x[0..i − 1] for exclusive) sums to a
-    // finite T: while the largest minus the smallest prefix sum (0, the empty prefix, included) does. [-3e38, 3e38, 3e38] as f32 is refused at element 2 although its
-    // prefix sums fit, since x[1] + x[2] overflows.
+    // finite T: while the largest minus the smallest prefix sum (0, the empty prefix, included) does. [-3e38, 3e38,
+    // 3e38] as f32 is refused at element 2 although its prefix sums fit, since x[1] + x[2] overflows.
     ref.bound.resize(x.size());
     const double u = std::numeric_limits<T>::epsilon() / 2;
     long double running = 0, magnitude = 0, highest = 0, lowest = 0;
@@ -78,8 +78,9 @@ scan_reference<T> reference_scan(const input_values<T>& in, bool exclusive) {
         const bool rising = highest_at > lowest_at;  // the run is (lowest_at, highest_at], or the reverse
         const std::ptrdiff_t from = (rising ? lowest_at : highest_at) + 1, to = rising ? highest_at : lowest_at;
         std::ostringstream os;
-        os << "the prefix sums overflow " << type_name<T>() << " at element " << (exclusive ? i + 1 : i) << " (x[" << from << ".." << to
-           << "] sums to " << std::setprecision(3) << (rising ? highest - lowest : lowest - highest)
+        os << "the prefix sums overflow " << type_name<T>() << " at element " << (exclusive ? i + 1 : i) << " (x["
+           << from << ".." << to << "] sums to " << std::setprecision(3)
+           << (rising ? highest - lowest : lowest - highest)
            << (from > 0 ? ", and a parallel scan may add up that run)" : ")") << wider;
         throw in.error_at(i, os.str());
       }
@@ -102,6 +103,18 @@ std::int64_t first_mismatch(const std::vector<T>& got, const scan_reference<T>& 
     if (!ok) return static_cast<std::int64_t>(i);
   }
   return -1;
+}
+
+// --check's column for an answer: "   ok", or "   MISMATCH at i: got …, expected …". `ok` says which.
+template <class T>
+std::string check_verdict(const std::vector<T>& got, const scan_reference<T>& ref, bool& ok) {
+  const auto bad = first_mismatch(got, ref);
+  ok = bad < 0;
+  if (ok) return "   ok";
+  std::ostringstream os;
+  os << std::setprecision(std::numeric_limits<T>::max_digits10) << "   MISMATCH at " << bad << ": got "
+     << +got[static_cast<std::size_t>(bad)] << ", expected " << +ref.values[static_cast<std::size_t>(bad)];
+  return os.str();
 }
 
 }  // namespace dpt::app

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <optional>
 #include <fstream>
+#include <iomanip>
+#include <ostream>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -115,6 +117,13 @@ input_values<T> read_values(const std::string& path) {
   // getline stops at the end of the file and on a failed read alike (a directory opens, then fails to read)
   if (file.bad()) throw input_error(path + ": read error");
   return in;
+}
+
+// --out's text: one value per line, floats in the fewest digits that read back exactly (max_digits10).
+template <class T>
+void write_values(std::ostream& out, const std::vector<T>& values) {
+  out << std::setprecision(std::numeric_limits<T>::max_digits10);
+  for (const T& v : values) out << +v << '\n';
 }
 
 template <class T>
