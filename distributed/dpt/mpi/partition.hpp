@@ -25,6 +25,25 @@ struct block_partition {
   std::int64_t size(int rank) const { return start(rank + 1) - start(rank); }
 };
 
+// Blocks of rows with about equal numbers of non-zeros, for SpMV (dpt/mpi/spmv.hpp): rank r's rows start at the
+// first row whose entries start at or after r·nnz/ranks. `row_offsets`: the whole matrix's, rows + 1 entries.
+// Returns ranks + 1 row starts, the last the number of rows.
+//   row_offsets [0, 1, 2, 6, 7, 8] (row 2 holds 4 of 8 entries), 2 ranks → [0, 3, 5]: rows 0–2 (6 entries) and
+//   rows 3–4 (2): a row is never split, so one long row can unbalance the blocks
+template <class Offset>
+std::vector<std::int64_t> rows_balanced_by_nonzeros(const std::vector<Offset>& row_offsets, int ranks) {
+  const auto rows = static_cast<std::int64_t>(row_offsets.size()) - 1;
+  const std::int64_t nnz = rows >= 0 ? static_cast<std::int64_t>(row_offsets.back()) : 0;
+  std::vector<std::int64_t> starts(static_cast<std::size_t>(ranks) + 1, std::max<std::int64_t>(rows, 0));
+  starts[0] = 0;
+  for (int r = 1; r < ranks; ++r) {
+    const auto target = static_cast<Offset>(nnz / ranks * r + std::min<std::int64_t>(r, nnz % ranks));
+    starts[static_cast<std::size_t>(r)] =
+        std::lower_bound(row_offsets.begin(), row_offsets.end() - 1, target) - row_offsets.begin();
+  }
+  return starts;
+}
+
 namespace detail {
 
 inline constexpr std::int64_t message_bytes = std::int64_t{1} << 30;
