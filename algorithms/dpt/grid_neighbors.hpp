@@ -219,6 +219,26 @@ neighbor_finder<Dim, Real, CoordIt, CellIt, ParticleIt, OffsetIt> make_neighbor_
 
 }  // namespace detail
 
+// Writes to counts_out[p] how many other particles lie within distance `radius` of particle p, for the particles in
+// sorted slots [first_slot, last_slot) (counts_out in input order; its other entries are left as they are). `sorted`
+// is what build_grid returned for the same grid and positions, or any grid whose cell ranges hold the particles of
+// every cell a query visits: dpt::mpi::build_grid asks only for the particles it owns, whose slots are one run
+// between its halo's.
+template <class DerivedPolicy, int Dim, class Real, class CoordIt, class CellIt, class ParticleIt, class OffsetIt,
+          class CountIt>
+void count_neighbors(const thrust::detail::execution_policy_base<DerivedPolicy>& exec,
+                     const uniform_grid<Dim, Real>& grid, soa_positions<Dim, CoordIt> positions,
+                     const sorted_grid<CellIt, ParticleIt, OffsetIt>& sorted, Real radius, CountIt counts_out,
+                     std::ptrdiff_t first_slot, std::ptrdiff_t last_slot) {
+  const auto finder = detail::make_neighbor_finder(grid, positions, sorted, radius);
+  // map over the particles in cell order (neighbouring slots read the same cells), scattering each count
+  // back to its particle's input position
+  thrust::transform(exec, thrust::make_counting_iterator<std::ptrdiff_t>(first_slot),
+                    thrust::make_counting_iterator<std::ptrdiff_t>(last_slot),
+                    thrust::make_permutation_iterator(counts_out, sorted.particles + first_slot),
+                    detail::count_in_radius<decltype(finder)>{finder});
+}
+
 // Writes to counts_out[p] how many other particles lie within distance `radius` of particle p (input order).
 // `sorted` is what build_grid returned for the same grid and positions.
 template <class DerivedPolicy, int Dim, class Real, class CoordIt, class CellIt, class ParticleIt, class OffsetIt,
@@ -226,13 +246,7 @@ template <class DerivedPolicy, int Dim, class Real, class CoordIt, class CellIt,
 void count_neighbors(const thrust::detail::execution_policy_base<DerivedPolicy>& exec,
                      const uniform_grid<Dim, Real>& grid, soa_positions<Dim, CoordIt> positions,
                      const sorted_grid<CellIt, ParticleIt, OffsetIt>& sorted, Real radius, CountIt counts_out) {
-  const auto finder = detail::make_neighbor_finder(grid, positions, sorted, radius);
-  // map over the particles in cell order (neighbouring slots read the same cells), scattering each count
-  // back to its particle's input position
-  thrust::transform(exec, thrust::make_counting_iterator<std::ptrdiff_t>(0),
-                    thrust::make_counting_iterator<std::ptrdiff_t>(sorted.size),
-                    thrust::make_permutation_iterator(counts_out, sorted.particles),
-                    detail::count_in_radius<decltype(finder)>{finder});
+  count_neighbors(exec, grid, positions, sorted, radius, counts_out, 0, sorted.size);
 }
 
 // First pass of the neighbour lists: offsets_out (n + 1 entries) gets the exclusive scan of the neighbour

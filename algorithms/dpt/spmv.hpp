@@ -23,10 +23,12 @@
 // (never stored), step 3 scatters head flags and scans them, steps 4–5 are one thrust::reduce_by_key. Rows with no
 // entries produce no segment, so they are filled with 0. OpenMP and TBB policies, whose reduce_by_key runs far
 // below memory bandwidth, go to dpt's CPU backend (dpt/cpu/spmv.hpp): the same flat form over equal slices of
-// non-zeros, each row's sum a segmented reduction that needs no row ids. dpt::spmv_by_row_ids is the composition on
-// every system; dpt::spmv_row_per_thread is the "one thread per row" loop the lecture argues against, kept for
-// comparison (bench/ measures all three). spmv_temporary_bytes and spmv_by_row_ids_temporary_bytes bound the
-// scratch a call takes from its policy, for a caller sizing memory before it allocates.
+// non-zeros, each row's sum a segmented reduction that needs no row ids, whose products are added in entry order:
+// the sequential loop's bits, whatever the number of cores (and the same y for a row block on an MPI rank).
+// dpt::spmv_by_row_ids is the composition on every system; dpt::spmv_row_per_thread is the "one thread per row" loop
+// the lecture argues against, kept for comparison (bench/ measures all three). spmv_temporary_bytes and
+// spmv_by_row_ids_temporary_bytes bound the scratch a call takes from its policy, for a caller sizing memory before it
+// allocates.
 #pragma once
 
 #include <algorithm>

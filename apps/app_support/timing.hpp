@@ -35,15 +35,22 @@ double time_ms(Body&& body) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Median time of `repeat` calls of `body` after one untimed warm-up call, in milliseconds.
-template <class Body>
-double median_ms(int repeat, Body&& body) {
+// Median time of `repeat` calls of `body` after one untimed warm-up call, in milliseconds, each call timed by
+// `time(body)` (under mpiexec: from a barrier to a barrier, app_support/ranks.hpp).
+template <class Body, class Time>
+double median_ms(int repeat, Body&& body, Time&& time) {
   body();
   std::vector<double> ms;
-  for (int i = 0; i < repeat; ++i) ms.push_back(time_ms(body));
+  for (int i = 0; i < repeat; ++i) ms.push_back(time(body));
   std::sort(ms.begin(), ms.end());
   const auto n = ms.size();
   return n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+}
+
+// The same, each call timed alone (time_ms).
+template <class Body>
+double median_ms(int repeat, Body&& body) {
+  return median_ms(repeat, body, [](auto& b) { return time_ms(b); });
 }
 
 }  // namespace dpt::app

@@ -23,6 +23,10 @@
 #include "grid/options.hpp"
 #include "grid/particles.hpp"
 #include "grid/sequential_check.hpp"
+#include "grid/grid_run.hpp"
+#if DPT_WITH_MPI
+#  include "grid/across_ranks.hpp"
+#endif
 #include "app_support/device_memory.hpp"
 #include "app_support/errors.hpp"
 #include "app_support/memory.hpp"
@@ -35,108 +39,19 @@ using dpt::app::grid_options;
 using dpt::app::input_error;
 using dpt::app::particle_source;
 using dpt::app::time_ms;
-using index_type = std::uint32_t;
+using index_type = dpt::app::grid_index;
+using dpt::app::check_against_references;
+using dpt::app::grid_memory_needs;
+using dpt::app::neighbor_radius;
+using dpt::app::output_files;
+using dpt::app::print_cell_counts;
+using dpt::app::rejecting_bad_input;
 
 template <class T>
 std::vector<T> to_host(const thrust::device_vector<T>& d) {
   const thrust::host_vector<T> h = d;
   return std::vector<T>(h.begin(), h.end());
 }
-
-// The cell counts: a table per z-slice for grids up to 16×16 (the lecture's 4×4 view), else a summary.
-void print_cell_counts(const std::vector<int>& dims, const std::vector<index_type>& counts) {
-  const int nx = dims[0], ny = dims[1], nz = dims.size() == 3 ? dims[2] : 1;
-  if (nx <= 16 && ny <= 16 && nz <= 4) {
-    for (int z = 0; z < nz; ++z) {
-      std::printf(dims.size() == 3 ? "\ncell counts, z = %d (y up, x right):\n" : "\ncell counts (y up, x right):\n",
-                  z);
-      for (int y = ny - 1; y >= 0; --y) {
-        std::printf("  y=%-3d|", y);
-        for (int x = 0; x < nx; ++x) std::printf(" %9u", counts[x + nx * (y + static_cast<std::size_t>(ny) * z)]);
-        std::printf("\n");
-      }
-    }
-    return;
-  }
-  std::size_t empty = 0;
-  index_type most = 0;
-  for (const auto c : counts) {
-    empty += c == 0;
-    most = std::max(most, c);
-  }
-  std::printf("\ncell counts: %zu cells, %zu empty, the fullest holds %u particles\n", counts.size(), empty, most);
-}
-
-// Turns an algorithm's position error into "FILE:LINE: …" for CSV input.
-[[noreturn]] void rethrow_with_line(const dpt::grid_position_error& e, const particle_source& p) {
-  if (!p.lines.empty()) {
-    throw dpt::app::file_error(p.name, p.lines[e.particle], e.what());
-  }
-  throw input_error(p.name + ": " + e.what());
-}
-
-// Runs one of dpt's algorithms so that what it rejects is bad input (exit status 2): a particle without a cell
-// becomes "FILE:LINE: …", any other std::invalid_argument (a grid or a radius) a plain input_error.
-template <class Body>
-auto rejecting_bad_input(const particle_source& p, Body&& body) {
-  try {
-    return body();
-  } catch (const dpt::grid_position_error& e) {
-    rethrow_with_line(e, p);
-  } catch (const std::invalid_argument& e) {
-    throw input_error(e.what());
-  }
-}
-
-// What dpt-grid holds at once for n particles in `cells` cells (`with_input`: the particles themselves too, as
-// generated doubles): on the device the positions, each particle's cell and index (and neighbour count), each
-// cell's start and end, and the scratch the grid's build reports (dpt::build_grid_temporary_bytes); on the host
-// the starts, ends and counts copied back.
-template <int Dim, class Real>
-std::vector<dpt::app::memory_need> grid_memory_needs(const grid_options& o, double n, double cells, bool with_input) {
-  const double index = sizeof(index_type);
-  const auto scratch = dpt::build_grid_temporary_bytes<index_type, index_type>(static_cast<std::ptrdiff_t>(n));
-  return {{(with_input ? 8.0 * Dim * n : 0) + 3 * index * cells,
-           (Dim * sizeof(Real) + (o.radius ? 3 : 2) * index) * n + 2 * index * cells + static_cast<double>(scratch)}};
-}
-
-// --radius in Real: it must fit Real (a nonzero radius must not round to 0) and reach only the next cells.
-template <int Dim, class Real>
-Real neighbor_radius(const grid_options& o, const dpt::uniform_grid<Dim, Real>& grid) {
-  using dpt::app::out_of_range;
-  const Real radius = static_cast<Real>(out_of_range<Real>(*o.radius) ? 0 : *o.radius);
-  if (out_of_range<Real>(*o.radius) || (*o.radius != 0 && radius == 0)) {
-    throw input_error("--radius: " + dpt::app::shortest(*o.radius) + " is out of range for --precision " +
-                      dpt::app::precision_name(Real()));
-  }
-  try {
-    dpt::validate_neighbor_radius(grid, radius);
-  } catch (const std::invalid_argument& e) {
-    throw input_error(std::string("--radius: ") + e.what());
-  }
-  return radius;
-}
-
-// The run's output files, opened before the work so that an unwritable path fails fast; they appear only on commit.
-struct output_files {
-  std::unique_ptr<dpt::app::output_file> cells, neighbors, png;
-
-  explicit output_files(const grid_options& o) {
-    const std::vector<dpt::app::named_path> inputs{{"--input", o.input_path}};
-    const auto open = [&](const char* option, const std::string& path) {
-      return path.empty() ? nullptr
-                          : std::make_unique<dpt::app::output_file>(dpt::app::named_path{option, path}, inputs);
-    };
-    cells = open("--cells-out", o.cells_out);
-    neighbors = open("--neighbors-out", o.neighbors_out);
-    png = open("--png", o.png_out);
-  }
-  void commit() {
-    for (auto* file : {cells.get(), neighbors.get(), png.get()}) {
-      if (file) file->commit();
-    }
-  }
-};
 
 // The particles on the device, one array per axis (structure of arrays), and the positions view over them.
 template <int Dim, class Real>
@@ -229,67 +144,17 @@ std::vector<std::string> compare_solutions(const grid_options& o, const dpt::uni
   return failures;
 }
 
-// --check: every particle's cell against a sequential loop and, with --radius, the neighbour counts by brute
-// force; adds what is wrong to `failures`.
-template <int Dim, class Real>
-void check_against_references(const grid_options& o, const dpt::uniform_grid<Dim, Real>& grid,
-                              const particle_source& source, Real radius, const std::vector<index_type>& particle_cell,
-                              const std::vector<index_type>& neighbor_counts, std::vector<std::string>& failures) {
-  const std::ptrdiff_t wrong_cells = dpt::app::count_wrong_cells(grid, source, particle_cell);
-  if (wrong_cells) failures.push_back(std::to_string(wrong_cells) + " particles in the wrong cell");
-  dpt::app::sampled_check neighbors;
-  if (o.radius) {
-    neighbors = dpt::app::check_neighbor_counts<Dim>(source, radius, neighbor_counts);
-    if (neighbors.wrong) {
-      failures.push_back(std::to_string(neighbors.wrong) + " of " + std::to_string(neighbors.checked) +
-                         " neighbour counts wrong");
-    }
-  }
-  std::printf("\ncheck: %zu particles' cells against a sequential loop: %td wrong", source.size(), wrong_cells);
-  if (o.radius) {
-    std::printf("; neighbour counts of %td particles by brute force: %td wrong", neighbors.checked, neighbors.wrong);
-  }
-  std::printf("\n");
-}
-
 template <int Dim, class Real>
 int run(const grid_options& o) {
-  double cells = 1;
-  for (const int d : o.dims) cells *= d;
-  // --generate's particles are checked before they are made (more cells than dpt-grid supports are refused below)
-  if (o.input_path.empty() && cells <= std::numeric_limits<std::int32_t>::max()) {
-    dpt::app::require_memory(
-        grid_memory_needs<Dim, Real>(o, static_cast<double>(o.n), cells, true),
-        std::to_string(o.n) + " particles in " + std::to_string(static_cast<long long>(cells)) + " cells",
-        dpt::app::this_builds_device_memory());
-  }
-  const particle_source source = dpt::app::load_particles(o);
+  auto setup = dpt::app::prepare_run<Dim, Real>(o);
+  const auto& source = setup.source;
+  const auto& grid = setup.grid;
+  const auto outside = setup.outside;
+  const Real radius = setup.radius;
+  auto& files = *setup.files;
   const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(source.size());
-  dpt::app::require_representable<Real>(source, Dim);
-  const auto grid = dpt::app::choose_grid<Dim, Real>(o, source);
-  const auto outside = o.clamp ? dpt::out_of_domain::clamp : dpt::out_of_domain::error;
   const std::int64_t cell_count = grid.cell_count();
-  if (cell_count > std::numeric_limits<std::int32_t>::max()) {
-    throw input_error("--dims: " + std::to_string(cell_count) + " cells are more than dpt-grid supports (2^31 - 1)");
-  }
-  // a CSV's particles, once read (the file bounds their number)
-  if (!o.input_path.empty()) {
-    dpt::app::require_memory(
-        grid_memory_needs<Dim, Real>(o, static_cast<double>(n), static_cast<double>(cell_count), false),
-        o.input_path + " (" + std::to_string(n) + " particles) in " + std::to_string(cell_count) + " cells",
-        dpt::app::this_builds_device_memory());
-  }
-  const Real radius = o.radius ? neighbor_radius(o, grid) : Real(0);
-  output_files files(o);
-
-  std::printf("dpt-grid: %td particles (%s), %dD grid of %lld cells", n, source.name.c_str(), Dim,
-              static_cast<long long>(cell_count));
-  for (int a = 0; a < Dim; ++a) {
-    std::printf("%s[%s, %s]", a ? " x " : " over ", dpt::app::shortest(grid.lower[a]).c_str(),
-                dpt::app::shortest(grid.upper[a]).c_str());
-  }
-  std::printf(", %s precision, %s device system\n", o.single_precision ? "single" : "double",
-              dpt::device_system_name());
+  dpt::app::print_run_header(o, setup, "");
 
   const device_particles<Dim, Real> particles(source);
   cell_sorted_particles sorted = sort_into_cells(grid, particles.positions(), source, outside);
@@ -333,26 +198,8 @@ int run(const grid_options& o) {
       o.check || files.png ? sorted.cell_of_each_particle() : std::vector<index_type>();
   if (o.check) check_against_references(o, grid, source, radius, particle_cell, host_neighbor_counts, failures);
 
-  if (files.cells) {
-    for (const auto c : counts) files.cells->stream() << c << '\n';
-  }
-  if (files.neighbors) {
-    for (const auto c : host_neighbor_counts) files.neighbors->stream() << c << '\n';
-  }
-  if (files.png) {
-    const dpt::app::grid_picture picture{{double(grid.lower[0]), double(grid.lower[1])},
-                                         {double(grid.upper[0]), double(grid.upper[1])},
-                                         {o.dims[0], Dim > 1 ? o.dims[1] : 1},
-                                         &source.axis[0],
-                                         &source.axis[1],
-                                         &particle_cell};
-    dpt::app::write_grid_png(files.png->stream(), picture);
-  }
-  if (!failures.empty()) {
-    std::string message = failures.front();
-    for (std::size_t i = 1; i < failures.size(); ++i) message += "; " + failures[i];
-    throw dpt::app::check_failure(message);
-  }
+  dpt::app::write_outputs(o, grid, source, counts, host_neighbor_counts, particle_cell, files);
+  dpt::app::throw_if_failed(failures);
   files.commit();
   return 0;
 }
@@ -367,6 +214,10 @@ int run(const grid_options& o) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+#if DPT_WITH_MPI
+  // started by mpiexec: the particles spread over the ranks by slabs of cells (grid/across_ranks.hpp)
+  if (dpt::mpi::launched_by_mpiexec()) return dpt::app::main_across_ranks(argc, argv);
+#endif
   return dpt::app::run_app("dpt-grid", [&] {
     const auto o = dpt::app::parse_grid_options(argc, argv);
     if (!o) {

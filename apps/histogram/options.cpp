@@ -39,7 +39,10 @@ const char* const histogram_usage =
     "Prints the histogram as bars, the dropped values, and each method's time, values/s and GB/s (each value\n"
     "read once and each count written once: the least any method must move). Exit status: 0 ok, 1 the methods\n"
     "disagree (with each other or with --check) or the run could not finish (not enough memory, a failed\n"
-    "write), 2 bad input (one line naming the file and line; no output file is left behind).\n";
+    "write), 2 bad input (one line naming the file and line; no output file is left behind).\n"
+    "\n"
+    "Under mpiexec -n N (builds with MPI) each rank counts a slice and the counts are summed over the ranks, rank 0\n"
+    "reading the values and writing --out and --png: the same files, byte for byte, as one process writes.\n";
 
 namespace {
 

@@ -31,7 +31,10 @@ const char* const spmv_usage =
     "dpt::kernels::spmv, and --check checks its y too. A y that can overflow the precision (a row whose positive\n"
     "or negative terms sum past its range) is bad input. Exit status: 0 ok, 1 check failed or the run could not\n"
     "finish (not enough memory, a failed write), 2 bad input (one line naming the file and line or row; no\n"
-    "output file is left behind).\n";
+    "output file is left behind).\n"
+    "\n"
+    "Under mpiexec -n N (builds with MPI) each rank multiplies a block of rows with about equal non-zeros, rank 0\n"
+    "reading the inputs and writing --out: the same file, byte for byte, as one process writes.\n";
 
 std::optional<spmv_options> parse_spmv_options(int argc, const char* const argv[]) {
   command_line app{"dpt-spmv"};

@@ -276,4 +276,15 @@ TEST_CASE("slices scattered from rank 0 and gathered back are the whole sequence
   CHECK(first_difference(mine, my_slice(whole, cut_points(n, comm.size(), cut::even, 0), comm.rank())) == "equal");
   const auto back = dpt::mpi::gather_slices(comm, mine);
   CHECK(first_difference(back, comm.rank() == 0 ? whole : std::vector<std::int32_t>{}) == "equal");
+
+  SECTION("cut where the caller says: nothing on rank 0, everything on the last rank, random cuts") {
+    const auto how = GENERATE(cut::first_rank_empty, cut::all_on_last_rank, cut::random);
+    const auto points = cut_points(n, comm.size(), how, 59 + n);
+    dpt::mpi::listed_partition listed;
+    for (const auto p : points) listed.starts.push_back(static_cast<std::int64_t>(p));
+    const auto slice = dpt::mpi::scatter_slices(comm, comm.rank() == 0 ? whole : std::vector<std::int32_t>{}, listed);
+    CHECK(first_difference(slice, my_slice(whole, points, comm.rank())) == "equal");
+    CHECK(first_difference(dpt::mpi::gather_slices(comm, slice),
+                           comm.rank() == 0 ? whole : std::vector<std::int32_t>{}) == "equal");
+  }
 }

@@ -1,15 +1,18 @@
 // dpt::mpi::spmv on 1, 2 or 3 ranks against a sequential CSR loop over the whole matrix: every rank builds the same
-// seeded matrix and x, takes its block of rows and of x, and checks its block of y. Values and x are small integers,
-// so every sum is exact in double and the blocks must match the loop exactly, whatever order the ranks add in.
+// seeded matrix and x, takes its block of rows and of x, and checks its block of y. With small integer values every
+// sum is exact, so the blocks must match the loop exactly; with values that round, they must match the single-process
+// dpt::spmv bit for bit, since each row is added in entry order wherever it lies.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cstdint>
 #include <random>
 #include <stdexcept>
+#include <thrust/copy.h>
 #include <thrust/device_vector.h>
 #include <thrust/execution_policy.h>
 #include <thrust/host_vector.h>
+#include <tuple>
 #include <vector>
 
 #include <dpt/mpi/partition.hpp>
@@ -84,6 +87,35 @@ std::vector<T> part(const std::vector<T>& v, std::int64_t first, std::int64_t la
   return {v.begin() + first, v.begin() + last};
 }
 
+// This rank's block of A's rows on the device: offsets from 0, columns global.
+struct device_block {
+  std::int64_t first_row = 0, end_row = 0;
+  thrust::device_vector<std::int64_t> offsets;
+  thrust::device_vector<int> columns;
+  thrust::device_vector<double> values;
+
+  auto view(std::int64_t cols) const {
+    return dpt::make_csr_view(offsets.begin(), columns.begin(), values.begin(), end_row - first_row, cols,
+                              static_cast<std::ptrdiff_t>(values.size()));
+  }
+};
+
+device_block block_of(const host_csr& A, const std::vector<std::int64_t>& row_starts, int me) {
+  device_block b;
+  b.first_row = row_starts[static_cast<std::size_t>(me)];
+  b.end_row = row_starts[static_cast<std::size_t>(me) + 1];
+  const auto first_entry = A.row_offsets[static_cast<std::size_t>(b.first_row)];
+  const auto end_entry = A.row_offsets[static_cast<std::size_t>(b.end_row)];
+  std::vector<std::int64_t> offsets = part(A.row_offsets, b.first_row, b.end_row + 1);
+  for (auto& o : offsets) o -= first_entry;
+  const auto columns = part(A.columns, first_entry, end_entry);
+  const auto values = part(A.values, first_entry, end_entry);
+  b.offsets.assign(offsets.begin(), offsets.end());
+  b.columns.assign(columns.begin(), columns.end());
+  b.values.assign(values.begin(), values.end());
+  return b;
+}
+
 }  // namespace
 
 TEST_CASE("SpMV across ranks gives every rank its block of y = A*x", "[mpi][spmv]") {
@@ -105,30 +137,24 @@ TEST_CASE("SpMV across ranks gives every rank its block of y = A*x", "[mpi][spmv
                               ? block_starts(rows, ranks, blocks::all_on_last_rank, 0)
                               : block_starts(rows, ranks, blocks::random, 11 + static_cast<std::uint64_t>(rows));
   const auto x_starts = block_starts(cols, ranks, x_blocks, 13 + static_cast<std::uint64_t>(cols));
-  const auto first_row = row_starts[static_cast<std::size_t>(me)],
-             end_row = row_starts[static_cast<std::size_t>(me) + 1];
-  const auto first_entry = A.row_offsets[static_cast<std::size_t>(first_row)];
-  const auto end_entry = A.row_offsets[static_cast<std::size_t>(end_row)];
-
   // this rank's block of rows, offsets from 0, columns global
-  std::vector<std::int64_t> offsets = part(A.row_offsets, first_row, end_row + 1);
-  for (auto& o : offsets) o -= first_entry;
-  const thrust::device_vector<std::int64_t> d_offsets(offsets.begin(), offsets.end());
-  const auto my_columns = part(A.columns, first_entry, end_entry);
-  const auto my_values = part(A.values, first_entry, end_entry);
-  const thrust::device_vector<int> d_columns(my_columns.begin(), my_columns.end());
-  const thrust::device_vector<double> d_values(my_values.begin(), my_values.end());
-  const auto block = dpt::make_csr_view(d_offsets.begin(), d_columns.begin(), d_values.begin(), end_row - first_row,
-                                        cols, end_entry - first_entry);
+  const auto mine = block_of(A, row_starts, me);
+  const auto first_row = mine.first_row, end_row = mine.end_row;
+  const auto block = mine.view(cols);
 
   auto plan = dpt::mpi::make_spmv_plan<double>(comm, thrust::device, block, x_starts);
   thrust::device_vector<double> y(static_cast<std::size_t>(end_row - first_row));
-  SECTION("the plan serves every product: two x in turn") {
+  SECTION("the plan serves every product: two x in turn, the second written into the plan's local x") {
     for (std::uint64_t round = 0; round < 2; ++round) {
       const auto x = small_integers(cols, 17 + round);
       const auto my_x = part(x, x_starts[static_cast<std::size_t>(me)], x_starts[static_cast<std::size_t>(me) + 1]);
       const thrust::device_vector<double> d_x(my_x.begin(), my_x.end());
-      dpt::mpi::spmv(comm, thrust::device, plan, block, d_x.begin(), y.begin());
+      if (round == 0) {
+        dpt::mpi::spmv(comm, thrust::device, plan, block, d_x.begin(), y.begin());
+      } else {
+        thrust::copy(d_x.begin(), d_x.end(), dpt::mpi::x_block_of(plan));
+        dpt::mpi::spmv(comm, thrust::device, plan, block, y.begin());
+      }
       const thrust::host_vector<double> got(y);
       CHECK(first_difference(std::vector<double>(got.begin(), got.end()),
                              part(reference_spmv(A, x), first_row, end_row)) == "equal");
@@ -147,4 +173,49 @@ TEST_CASE("a column outside x is refused on every rank", "[mpi][spmv]") {
   std::vector<std::int64_t> x_starts(static_cast<std::size_t>(comm.size()) + 1);
   for (int r = 0; r <= comm.size(); ++r) x_starts[static_cast<std::size_t>(r)] = r;
   CHECK_THROWS_AS(dpt::mpi::make_spmv_plan<double>(comm, thrust::device, block, x_starts), std::invalid_argument);
+}
+
+TEST_CASE("SpMV across ranks gives every row the single-process dpt::spmv's bits, for values that round",
+          "[mpi][spmv]") {
+  const dpt::mpi::communicator comm;
+  const int ranks = comm.size(), me = comm.rank();
+  // rows of up to 12 entries, and three rows of up to 60000: longer than a slice of dpt::spmv's CPU form, so that one
+  // process cuts them into several slices where a rank holding one row alone may not
+  const auto [rows, cols, mean] = GENERATE(std::tuple<std::int64_t, std::int64_t, int>{20011, 20011, 6},
+                                           std::tuple<std::int64_t, std::int64_t, int>{3, 100003, 30000});
+  const bool balanced = GENERATE(true, false);
+  CAPTURE(rows, mean, balanced, me, ranks);
+  host_csr A = random_csr(rows, cols, mean, 23);
+  std::mt19937_64 rng(29);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  for (auto& v : A.values) v = uniform(rng);
+  std::vector<double> x(static_cast<std::size_t>(cols));
+  for (auto& v : x) v = uniform(rng);
+
+  // one process: dpt::spmv over the whole matrix on this rank
+  const thrust::device_vector<std::int64_t> all_offsets(A.row_offsets.begin(), A.row_offsets.end());
+  const thrust::device_vector<int> all_columns(A.columns.begin(), A.columns.end());
+  const thrust::device_vector<double> all_values(A.values.begin(), A.values.end()), all_x(x.begin(), x.end());
+  thrust::device_vector<double> y_whole(static_cast<std::size_t>(rows));
+  dpt::spmv(thrust::device,
+            dpt::make_csr_view(all_offsets.begin(), all_columns.begin(), all_values.begin(), rows, cols,
+                               static_cast<std::ptrdiff_t>(A.values.size())),
+            all_x.begin(), y_whole.begin());
+
+  // across the ranks: rows balanced by non-zeros or cut at random, x cut like y where A is square
+  const auto row_starts = balanced ? dpt::mpi::rows_balanced_by_nonzeros(A.row_offsets, ranks)
+                                   : block_starts(rows, ranks, blocks::random, 31);
+  const auto x_starts = rows == cols ? row_starts : block_starts(cols, ranks, blocks::even, 0);
+  const auto mine = block_of(A, row_starts, me);
+  const auto first_row = mine.first_row, end_row = mine.end_row;
+  const auto block = mine.view(cols);
+  const auto my_x = part(x, x_starts[static_cast<std::size_t>(me)], x_starts[static_cast<std::size_t>(me) + 1]);
+  const thrust::device_vector<double> d_x(my_x.begin(), my_x.end());
+  auto plan = dpt::mpi::make_spmv_plan<double>(comm, thrust::device, block, x_starts);
+  thrust::device_vector<double> y(static_cast<std::size_t>(end_row - first_row));
+  dpt::mpi::spmv(comm, thrust::device, plan, block, d_x.begin(), y.begin());
+
+  const thrust::host_vector<double> got(y), whole(y_whole);
+  CHECK(first_difference(std::vector<double>(got.begin(), got.end()),
+                         part(std::vector<double>(whole.begin(), whole.end()), first_row, end_row)) == "equal");
 }

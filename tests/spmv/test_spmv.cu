@@ -484,3 +484,52 @@ TEMPLATE_TEST_CASE("the multicore flat spmv gives every row its sum however the 
   CHECK(end == y.data() + A.rows);
   check_rows_exactly(std::vector<double>(y.begin(), y.end()), reference_spmv(A, x_double));
 }
+
+// Each row's products a_k·x_k in Value, added one after another from 0: the sequential CSR loop, whose bits dpt's
+// CPU form promises.
+template <class Value>
+std::vector<Value> sequential_rows(const host_csr& A, const std::vector<Value>& values, const std::vector<Value>& x) {
+  std::vector<Value> y(static_cast<std::size_t>(A.rows));
+  for (std::size_t r = 0; r < y.size(); ++r) {
+    Value sum = 0;
+    for (auto k = static_cast<std::size_t>(A.offsets[r]); k < static_cast<std::size_t>(A.offsets[r + 1]); ++k) {
+      sum += values[k] * x[static_cast<std::size_t>(A.columns[k])];
+    }
+    y[r] = sum;
+  }
+  return y;
+}
+
+TEMPLATE_TEST_CASE("the multicore flat spmv adds each row's products in entry order, whatever the slices",
+                   "[spmv][slices]" DPT_BACKEND_TAG, DPT_SPMV_TYPES) {
+  using Value = typename TestType::first_type;
+  using Index = typename TestType::second_type;
+  // values and x that round (uniform in [-1, 1)): another order of the additions gives other bits
+  const auto s = GENERATE(values<shape>({
+      {"rows of 1 to 9 entries", 2003, 1009, 5, 0.1, false},
+      {"one row of 3001 entries among short ones", 1009, 3001, 2, 0.1, false, 3001},
+      {"one row only", 1, 4099, 4099, 0, false},
+  }));
+  const std::ptrdiff_t slice_length = GENERATE(1, 7, 64, 1000);
+  CAPTURE(s.name, slice_length);
+  host_csr A = random_csr(s, 41 + static_cast<std::uint64_t>(s.rows));
+  std::mt19937_64 rng(43);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  for (auto& v : A.values) v = uniform(rng);
+  const std::vector<Index> offsets(A.offsets.begin(), A.offsets.end()), columns(A.columns.begin(), A.columns.end());
+  const std::vector<Value> values(A.values.begin(), A.values.end());
+  std::vector<Value> x(static_cast<std::size_t>(A.cols));
+  for (auto& v : x) v = static_cast<Value>(uniform(rng));
+  const auto view = dpt::make_csr_view(offsets.data(), columns.data(), values.data(), A.rows, A.cols,
+                                       static_cast<std::ptrdiff_t>(values.size()));
+
+  std::vector<Value> y(static_cast<std::size_t>(A.rows), Value(7777));
+  dpt::cpu::spmv(dpt::test::sliced_cpu_policy, view, x.data(), y.data(), {dpt::test::tiny_slices(slice_length)});
+  const auto expected = sequential_rows(A, values, x);
+  std::size_t differing = 0;
+  for (std::size_t r = 0; r < y.size(); ++r) {
+    if (y[r] != expected[r] && differing++ < 5)
+      FAIL_CHECK("row " << r << ": " << std::hexfloat << y[r] << ", in order " << expected[r]);
+  }
+  CHECK(differing == 0);
+}

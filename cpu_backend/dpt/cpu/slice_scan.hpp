@@ -39,7 +39,13 @@
 //                                      walk_prefetching; `ahead` is empty unless prefetches_next_slice);
 //                                      returns the total through the slice's end. When one core does
 //                                      everything, scan runs on its own, over the whole input.
-// and `op` combines totals (associative, not necessarily commutative). If a loop or `op` throws, the other cores
+// and `op` combines totals (associative, not necessarily commutative). Loops may also supply
+//   T prefix(scratch, base, total, begin, end) const
+//                                      the prefix through the slice from its base and its total, in place of
+//                                      op(base, total): a loop whose reduce cannot fold a slice without its
+//                                      base (dpt::spmv's slice inside one long row, dpt/cpu/spmv_slices.hpp)
+//                                      folds it here, once the base has arrived. If a loop or `op` throws, the other
+//                                      cores
 // stop at their next hand-off or claim and the first exception reaches the caller, as from a serial scan.
 #pragma once
 
@@ -52,6 +58,7 @@
 #include <optional>
 #include <thread>
 #include <type_traits>
+#include <utility>
 #include <thrust/for_each.h>
 #include <thrust/iterator/counting_iterator.h>
 
@@ -178,6 +185,15 @@ class slice_prefixes {
   std::exception_ptr error_;
 };
 
+// Whether Loops supplies prefix(scratch, base, total, begin, end).
+template <class Loops, class Scratch, class T, class = void>
+struct has_prefix : std::false_type {};
+template <class Loops, class Scratch, class T>
+struct has_prefix<Loops, Scratch, T,
+                  std::void_t<decltype(std::declval<const Loops&>().prefix(
+                      std::declval<Scratch&>(), std::declval<const T&>(), std::declval<const T&>(), std::ptrdiff_t{},
+                      std::ptrdiff_t{}))>> : std::true_type {};
+
 // What each core runs, until no slice is left: reduce my slice, take my predecessor's prefix as base, publish
 // my prefix, walk mine from its base, claim my next slice. Loops whose walk prefetches the next slice
 // (Loops::prefetches_next_slice()) claim it before the walk, so that they know what to prefetch. The others
@@ -193,6 +209,16 @@ struct slice_scan_worker {
   std::atomic<std::ptrdiff_t>* next_slice;
 
   index_range slice(std::ptrdiff_t s) const { return {s * slice_length, std::min(n, (s + 1) * slice_length)}; }
+
+  // The prefix through a slice: Loops::prefix where the loops supply one, op(base, total) otherwise.
+  template <class Scratch>
+  T prefix_through(Scratch& scratch, const T& base, const T& total, index_range range) const {
+    if constexpr (has_prefix<Loops, Scratch, T>::value) {
+      return loops.prefix(scratch, base, total, range.begin, range.end);
+    } else {
+      return static_cast<T>(op(base, total));
+    }
+  }
 
   // Nothing escapes a core: an exception would end an OpenMP program and leave TBB's other cores waiting.
   void operator()(std::ptrdiff_t /*worker*/) const {
@@ -214,7 +240,7 @@ struct slice_scan_worker {
     for (;;) {
       // bases: my base is my predecessor's prefix; publish mine at once so my successor need not wait for my walk
       const T* base = mine > 0 ? &prefixes->wait(mine - 1) : (*seed ? &**seed : nullptr);
-      prefixes->publish(mine, base ? static_cast<T>(op(*base, total)) : total);
+      prefixes->publish(mine, base ? prefix_through(scratch, *base, total, slice(mine)) : total);
       // scan: walk my slice from my base (prefetching my next one, if the walk does)
       std::ptrdiff_t next = slices;
       if (loops.prefetches_next_slice()) {

@@ -12,9 +12,17 @@
 // The reduce reads only the stretch after the slice's last row start (usually one short row, which the walk
 // then finds in cache), so memory sees each non-zero about once. Each row is written by exactly one slice, the
 // one where the row ends: the slice [begin, end) with begin < row_offsets[r + 1] ≤ end; the first slice also
-// writes the empty rows at offset 0. Thrust's reduce_by_key runs serially on OpenMP, after a serial scan of head
-// flags, and the row ids it needs cost two more passes: docs/benchmarks.md (spmv) times that composition against
-// this path.
+// writes the empty rows at offset 0.
+//
+// Every row's sum is its products added one after another from 0, in entry order: the sequential CSR loop's
+// sum, bit for bit, however the slices fall and however many cores run. A row that began in an earlier slice
+// goes on from the base, which holds its products so far in order; a slice that lies inside one long row (no
+// row starts in it) cannot fold its products before it knows that row's sum so far, so its reduce does nothing
+// and its fold waits for the base (prefix below). Such slices are summed one after another, at one core's
+// speed; that is the price of results that do not depend on the slicing (the same y from 1 or 16 cores, and
+// from one process or a row block per MPI rank, dpt/mpi/spmv.hpp). Thrust's reduce_by_key runs serially on OpenMP,
+// after a serial scan of head flags, and the row ids it needs cost two more passes: docs/benchmarks.md (spmv) times
+// that composition against this path.
 #pragma once
 
 #include <cstddef>
@@ -38,7 +46,16 @@ struct spmv_slice_loops {
   // The walk takes a few cycles per entry (a gather from x) but finds the next slice's entries in the order
   // the processor's prefetcher expects; claiming late lets a faster core take more slices.
   bool prefetches_next_slice() const { return false; }
-  no_scratch make_scratch(std::ptrdiff_t /*slice_length*/) const { return {}; }
+
+  // What the reduce (or the prefix) of the slice starting at `begin` learned: the sum so far of `row`, the row of the
+  // slice's last entry, so that the walk need not fold that row again (a long row's products, with their gathers
+  // from x, would be read twice).
+  struct last_row {
+    std::ptrdiff_t begin = -1, row = -1;
+    bool known = false;
+    T sum{};
+  };
+  last_row make_scratch(std::ptrdiff_t /*slice_length*/) const { return {}; }
 
   // values[k] · x[column_indices[k]] for k in [begin, end), added to `sum` in order.
   T add_products(T sum, std::ptrdiff_t begin, std::ptrdiff_t end) const {
@@ -63,28 +80,42 @@ struct spmv_slice_loops {
     return low;
   }
 
-  // The row of the slice's last entry starts at row_offsets[r]; fold from there (or from begin, if earlier).
-  pair reduce(no_scratch&, std::ptrdiff_t begin, std::ptrdiff_t end) const {
-    const auto start = static_cast<std::ptrdiff_t>(row_offsets[first_row_ending_after(end - 1)]);
-    return {start >= begin, add_products(T(0), start >= begin ? start : begin, end)};
+  // The row of the slice's last entry starts at row_offsets[r]; fold from there. A slice inside one row (it
+  // started before begin) is folded by prefix, from the row's sum so far.
+  pair reduce(last_row& last, std::ptrdiff_t begin, std::ptrdiff_t end) const {
+    const auto r = first_row_ending_after(end - 1);
+    const auto start = static_cast<std::ptrdiff_t>(row_offsets[r]);
+    last = {begin, r, start >= begin, start >= begin ? add_products(T(0), start, end) : T(0)};
+    return {start >= begin, last.sum};
+  }
+
+  // The sum so far of the row open at the slice's end: the reduce's, when a row starts in the slice; otherwise
+  // the base's row goes on through the whole slice, its products added in order.
+  pair prefix(last_row& last, const pair& base, const pair& total, std::ptrdiff_t begin, std::ptrdiff_t end) const {
+    if (thrust::get<0>(total)) return total;
+    last.known = true;
+    last.sum = add_products(thrust::get<1>(base), begin, end);
+    return {thrust::get<0>(base), last.sum};
   }
 
   // Writes the rows that end in (begin, end]; `base` holds the sum so far of the row open at `begin`.
-  pair scan(no_scratch&, std::ptrdiff_t begin, std::ptrdiff_t end, const pair* base, index_range /*ahead*/) const {
+  pair scan(last_row& last, std::ptrdiff_t begin, std::ptrdiff_t end, const pair* base, index_range /*ahead*/) const {
     const auto offsets = row_offsets;
     const auto out = y;
     std::ptrdiff_t r = begin == 0 ? 0 : first_row_ending_after(begin), k = begin;
     // the first row goes on from the base if it began in an earlier slice; every later row starts from 0
     T sum = r < rows && static_cast<std::ptrdiff_t>(offsets[r]) < begin ? thrust::get<1>(*base) : T(0);
+    // the slice's last row, from k to end, as the reduce or the prefix of this slice summed it already
+    const auto summed = [&](std::ptrdiff_t row) { return last.known && last.begin == begin && last.row == row; };
     for (; r < rows; ++r) {
       const auto row_end = static_cast<std::ptrdiff_t>(offsets[r + 1]);
       if (row_end > end) break;
-      out[r] = add_products(sum, k, row_end);
+      out[r] = summed(r) ? last.sum : add_products(sum, k, row_end);
       sum = T(0);
       k = row_end;
     }
     // the row still open at the slice's end: its sum so far
-    return {true, add_products(sum, k, end)};
+    return {true, summed(r) ? last.sum : add_products(sum, k, end)};
   }
 };
 

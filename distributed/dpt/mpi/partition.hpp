@@ -3,6 +3,7 @@
 //   block_partition{8, 3}: rank 0 [0, 3)   rank 1 [3, 6)   rank 2 [6, 8)     (the first n % ranks get one more)
 //   scatter_slices:        rank 0 holds [3, 1, 7, 0, 4, 1, 6, 3]  →  rank 0 [3, 1, 7], rank 1 [0, 4, 1], rank 2 [6, 3]
 //   gather_slices:         the reverse, onto rank 0
+//   listed_partition{{0, 2, 2, 8}}: rank 0 [0, 2)   rank 1 nothing   rank 2 [2, 8)   (cut where the caller says)
 //
 // Slices travel as bytes in messages of at most 2^30 bytes each, so a slice may exceed MPI's int counts.
 #pragma once
@@ -22,6 +23,15 @@ struct block_partition {
   int ranks = 1;
 
   std::int64_t start(int rank) const { return n / ranks * rank + std::min<std::int64_t>(rank, n % ranks); }
+  std::int64_t size(int rank) const { return start(rank + 1) - start(rank); }
+};
+
+// A sequence cut where the caller chose: rank r holds [starts[r], starts[r + 1]) (ranks + 1 starts, non-decreasing,
+// the same on every rank), e.g. rows_balanced_by_nonzeros's blocks.
+struct listed_partition {
+  std::vector<std::int64_t> starts;
+
+  std::int64_t start(int rank) const { return starts[static_cast<std::size_t>(rank)]; }
   std::int64_t size(int rank) const { return start(rank + 1) - start(rank); }
 };
 
@@ -78,9 +88,10 @@ inline std::vector<std::int64_t> slice_sizes(const communicator& comm, std::int6
   return sizes;
 }
 
-// Rank `root`'s `whole` (ignored on the other ranks) cut by `parts`: each rank gets its slice.
-template <class T>
-std::vector<T> scatter_slices(const communicator& comm, const std::vector<T>& whole, const block_partition& parts,
+// Rank `root`'s `whole` (ignored on the other ranks) cut by `parts` (a block_partition or a listed_partition, the
+// same on every rank): each rank gets its slice.
+template <class T, class Partition>
+std::vector<T> scatter_slices(const communicator& comm, const std::vector<T>& whole, const Partition& parts,
                               int root = 0) {
   static_assert(std::is_trivially_copyable_v<T>, "slices travel as bytes");
   std::vector<T> mine(static_cast<std::size_t>(parts.size(comm.rank())));

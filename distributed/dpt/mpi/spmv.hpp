@@ -1,73 +1,91 @@
 // dpt/mpi/spmv.hpp — y = A·x with A's rows and x's entries in blocks across MPI ranks.
 //
 // Each rank holds a block of A's rows (CSR, column indices global) and a block of x. A product needs, on each rank,
-// the entries of x that its rows' columns name: a few of its own block and a halo from other ranks' blocks. Which
-// ones depends on A's structure alone, so a plan finds them once per matrix, and every product is then one exchange
-// and the lecture's local SpMV:
+// the entries of x that its rows' columns name: some in its own block, and a halo from other ranks' blocks. Which ones
+// depends on A's structure alone, so a plan finds them once per matrix, and every product is then one exchange and the
+// lecture's local SpMV:
 //
-//   plan     sort + unique the columns this rank's rows use         rank 1 uses columns [0, 2, 3]
-//            ask each column's owner for it (MPI_Alltoall of counts, MPI_Alltoallv of column ids)
-//            renumber the rows' columns onto the gathered x         columns [3, 0, 2, 3] → [2, 0, 1, 2]
-//   product  gather what others asked for from x (thrust::gather), exchange it (MPI_Alltoallv),
-//            then dpt::spmv on the gathered x (gather + map + segmented reduction, with its own plan)
+//   plan     sort + unique the columns this rank's rows use         rank 1 (x block [2, 4)) uses columns [0, 2, 3]
+//            ask each other column's owner for it (MPI_Alltoall of counts, MPI_Alltoallv of column ids)
+//            renumber the rows' columns: own ones within the block,  columns [3, 0, 2, 3] → [1, 2, 0, 1]
+//            the halo's after it, in order                          (block size 2: column 0 is halo entry 0 → 2)
+//   product  x's own block sits at the head of the rank's local x (copied there, or written there by the caller),
+//            gather what others asked for from it (thrust::gather), exchange (MPI_Alltoallv: the halo arrives
+//            behind the own block), then dpt::spmv on [own block | halo] (gather + map + segmented reduction)
 //
-// Owners hold ascending blocks of x and a rank asks each owner for ascending columns, so what arrives, in rank
-// order, is the gathered x itself: sorted, no scatter needed. Each row's sum is the single-process dpt::spmv's sum of
-// the same products; the order of the additions may differ (the slices of dpt::spmv's CPU form follow the rank's
-// non-zeros), so floating-point rows agree within rounding, integer-valued ones exactly.
+// Owners hold ascending blocks of x and a rank asks each owner for ascending columns, so what arrives, in rank order,
+// is the halo sorted: no scatter needed. Each row's sum is the single-process dpt::spmv's sum of the same products;
+// renumbering keeps each row's entries in their order, and on the CPU systems dpt::spmv adds a row's products in
+// entry order however its slices fall (dpt/cpu/spmv_slices.hpp), so y is the single-process y bit for bit, whatever
+// the blocks. (PETSc's MatMult splits each row into its diagonal-block and off-diagonal-block terms and adds the two
+// sums; keeping one pass keeps the order.) On CUDA, CUB's reduction adds in tiles that follow the rank's non-zeros:
+// floating-point rows then agree within rounding.
 //
-// Messages per product: one MPI_Alltoallv carrying each rank's halo (the x entries its rows use, its own included),
-// nothing proportional to the whole matrix. The exchange goes through host memory (Debian's Open MPI is not
+// Messages per product: one MPI_Alltoallv carrying each rank's halo, the x entries its rows use from other ranks'
+// blocks, nothing proportional to the whole matrix. The exchange goes through host memory (Debian's Open MPI is not
 // CUDA-aware: on CUDA the values are staged; on the CPU systems device memory is host memory).
 #pragma once
 
 #include <algorithm>
-#include <climits>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
-#include <thrust/binary_search.h>
 #include <thrust/copy.h>
 #include <thrust/device_vector.h>
 #include <thrust/gather.h>
 #include <thrust/host_vector.h>
 #include <thrust/sort.h>
+#include <thrust/transform.h>
 #include <thrust/unique.h>
 #include <vector>
 
 #include <dpt/config.hpp>
 #include <dpt/mpi/communicator.hpp>
+#include <dpt/mpi/detail/counts.hpp>
 #include <dpt/spmv.hpp>
 #include <dpt/spmv_plan.hpp>
 
 namespace dpt::mpi {
 
-// The halo exchange of one rank's block of rows, and its rows renumbered onto the gathered x.
+// The halo exchange of one rank's block of rows, and its rows renumbered onto [own x block | halo].
 template <class Index, class Value>
 struct spmv_plan {
-  std::ptrdiff_t rows = 0, nnz = 0;                         // the block it was made for
-  std::vector<int> send_counts, send_offsets;               // per rank: the x entries this rank sends it
-  std::vector<int> receive_counts, receive_offsets;         // per rank: the x entries this rank receives from it
-  thrust::device_vector<Index> send_entries;                // which entries of this rank's x block go out, in order
-  thrust::device_vector<Index> local_columns;               // the block's column indices as positions in the gathered x
-  dpt::spmv_plan<Index> local;                              // dpt::spmv's plan of the renumbered block
-  thrust::device_vector<Value> outgoing, gathered_x;        // the exchange's buffers, reused by every product
-  thrust::host_vector<Value> outgoing_host, gathered_host;  // their host copies (CUDA only)
+  std::ptrdiff_t rows = 0, nnz = 0;                     // the block it was made for
+  std::ptrdiff_t own_size = 0, halo_size = 0;           // the entries of x this rank holds, and those it receives
+  std::vector<int> send_counts, send_offsets;           // per rank: the x entries this rank sends it
+  std::vector<int> receive_counts, receive_offsets;     // per rank: the x entries this rank receives from it
+  thrust::device_vector<Index> send_entries;            // which entries of this rank's x block go out, in order
+  thrust::device_vector<Index> local_columns;           // the block's columns: < own_size its own, then the halo's
+  dpt::spmv_plan<Index> local;                          // dpt::spmv's plan of the renumbered block
+  thrust::device_vector<Value> outgoing;                // the entries others asked for, reused by every product
+  thrust::device_vector<Value> x;                       // x as the local product reads it: [own block | halo]
+  thrust::host_vector<Value> outgoing_host, halo_host;  // host copies for the exchange (CUDA only)
 };
 
 namespace detail {
 
-inline int as_count(std::size_t n, const char* what) {
-  if (n > static_cast<std::size_t>(INT_MAX))
-    throw std::length_error(std::string("dpt::mpi::spmv: ") + what + " exceeds MPI's int counts");
-  return static_cast<int>(n);
-}
-
-inline std::vector<int> offsets_of(const std::vector<int>& counts) {
-  std::vector<int> offsets(counts.size(), 0);
-  for (std::size_t r = 1; r < counts.size(); ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
-  return offsets;
-}
+// Global column → its place in the renumbered x: within this rank's block [first, first + own_size), or after the
+// block, at the column's place in the sorted halo.
+template <class Index>
+struct renumber_column {
+  const Index* halo_begin;
+  const Index* halo_end;
+  Index first, own_size;
+  DPT_HOST_DEVICE Index operator()(Index column) const {
+    if (column >= first && column - first < own_size) return column - first;
+    const Index* low = halo_begin;
+    for (auto count = halo_end - halo_begin; count > 0;) {  // lower_bound: the halo holds the column
+      const auto half = count / 2;
+      if (low[half] < column) {
+        low += half + 1;
+        count -= half + 1;
+      } else {
+        count = half;
+      }
+    }
+    return own_size + static_cast<Index>(low - halo_begin);
+  }
+};
 
 }  // namespace detail
 
@@ -80,11 +98,13 @@ spmv_plan<::cuda::std::iter_value_t<IndexIt>, Value> make_spmv_plan(
     const csr_view<OffsetIt, IndexIt, ValueIt>& A, const std::vector<std::int64_t>& x_starts) {
   using Index = ::cuda::std::iter_value_t<IndexIt>;
   const auto ranks = static_cast<std::size_t>(comm.size());
+  const auto me = static_cast<std::size_t>(comm.rank());
   if (x_starts.size() != ranks + 1)
     throw std::invalid_argument("dpt::mpi::make_spmv_plan: x_starts needs ranks + 1 entries");
   spmv_plan<Index, Value> plan;
   plan.rows = A.rows;
   plan.nnz = A.nnz;
+  plan.own_size = static_cast<std::ptrdiff_t>(x_starts[me + 1] - x_starts[me]);
 
   // the columns this rank's rows use: sort + unique
   thrust::device_vector<Index> used(A.column_indices, A.column_indices + A.nnz);
@@ -96,12 +116,15 @@ spmv_plan<::cuda::std::iter_value_t<IndexIt>, Value> make_spmv_plan(
   check(MPI_Allreduce(MPI_IN_PLACE, &outside, 1, MPI_INT, MPI_MAX, comm.get()), "MPI_Allreduce");
   if (outside) throw std::invalid_argument("dpt::mpi::make_spmv_plan: a column index is outside x");
 
-  // how many of them each owner holds: this rank's requests
+  // how many of them each other owner holds: this rank's requests, the halo (its own block it reads in place)
   plan.receive_counts.assign(ranks, 0);
+  std::vector<std::int64_t> wanted;
   for (std::size_t r = 0; r < ranks; ++r) {
     const auto first = std::lower_bound(columns.begin(), columns.end(), static_cast<Index>(x_starts[r]));
     const auto last = std::lower_bound(columns.begin(), columns.end(), static_cast<Index>(x_starts[r + 1]));
-    plan.receive_counts[r] = detail::as_count(static_cast<std::size_t>(last - first), "a halo");
+    if (r == me) continue;
+    plan.receive_counts[r] = detail::as_count(static_cast<std::int64_t>(last - first), "dpt::mpi::spmv: a halo");
+    wanted.insert(wanted.end(), first, last);
   }
   plan.receive_offsets = detail::offsets_of(plan.receive_counts);
   // each owner learns what it is asked for: counts, then the column ids
@@ -110,63 +133,84 @@ spmv_plan<::cuda::std::iter_value_t<IndexIt>, Value> make_spmv_plan(
         "MPI_Alltoall");
   plan.send_offsets = detail::offsets_of(plan.send_counts);
   const std::size_t sent = static_cast<std::size_t>(plan.send_offsets.back() + plan.send_counts.back());
-  std::vector<std::int64_t> wanted(columns.begin(), columns.end()), asked(sent);
+  std::vector<std::int64_t> asked(sent);
   check(MPI_Alltoallv(wanted.data(), plan.receive_counts.data(), plan.receive_offsets.data(), MPI_INT64_T, asked.data(),
                       plan.send_counts.data(), plan.send_offsets.data(), MPI_INT64_T, comm.get()),
         "MPI_Alltoallv");
   thrust::host_vector<Index> entries(sent);
-  const std::int64_t my_start = x_starts[static_cast<std::size_t>(comm.rank())];
-  for (std::size_t i = 0; i < sent; ++i) entries[i] = static_cast<Index>(asked[i] - my_start);
+  for (std::size_t i = 0; i < sent; ++i) entries[i] = static_cast<Index>(asked[i] - x_starts[me]);
   plan.send_entries = entries;
 
-  // the rows' columns renumbered onto the gathered x: where each column sits in the sorted list
+  // the rows' columns renumbered: own columns within the block, halo columns after it in the halo's order
+  const thrust::device_vector<Index> halo_columns(wanted.begin(), wanted.end());
   plan.local_columns.resize(static_cast<std::size_t>(A.nnz));
-  thrust::lower_bound(exec, used.begin(), used.end(), A.column_indices, A.column_indices + A.nnz,
-                      plan.local_columns.begin());
+  const Index* halo = thrust::raw_pointer_cast(halo_columns.data());
+  thrust::transform(exec, A.column_indices, A.column_indices + A.nnz, plan.local_columns.begin(),
+                    detail::renumber_column<Index>{halo, halo + halo_columns.size(), static_cast<Index>(x_starts[me]),
+                                                   static_cast<Index>(plan.own_size)});
   const auto local = make_csr_view(A.row_offsets, plan.local_columns.begin(), A.values, A.rows,
-                                   static_cast<std::ptrdiff_t>(columns.size()), A.nnz);
+                                   plan.own_size + static_cast<std::ptrdiff_t>(wanted.size()), A.nnz);
   plan.local = dpt::make_spmv_plan(exec, local);
+  plan.halo_size = static_cast<std::ptrdiff_t>(wanted.size());
   plan.outgoing.resize(sent);
-  plan.gathered_x.resize(columns.size());
+  plan.x.resize(static_cast<std::size_t>(plan.own_size + plan.halo_size));
 #if DPT_CUDA_DEVICE_SYSTEM
   plan.outgoing_host.resize(sent);
-  plan.gathered_host.resize(columns.size());
+  plan.halo_host.resize(wanted.size());
 #endif
   return plan;
 }
 
-// y_block = (this rank's rows of A)·x, for the x block this rank holds: collective, every rank calls it with its
-// block and its plan. Per product: one thrust::gather, one MPI_Alltoallv, one planned dpt::spmv (on CUDA two copies
-// between device and host around the exchange).
-template <class DerivedPolicy, class Index, class Value, class OffsetIt, class IndexIt, class ValueIt, class VectorIt,
-          class OutputIt>
+// Where this rank's block of x lives inside the plan's local x, [own block | halo]: a caller that writes x there
+// (own_size entries from x_block_of(plan)) multiplies with the spmv below that takes no x, and saves a copy of the
+// block per product, as PETSc's vectors with ghost entries do.
+template <class Index, class Value>
+auto x_block_of(spmv_plan<Index, Value>& plan) {
+  return plan.x.begin();
+}
+
+// y_block = (this rank's rows of A)·x, x's block on this rank already in the plan's local x (x_block_of): collective,
+// every rank calls it with its block and its plan. Per product: one thrust::gather of what the others asked for, one
+// MPI_Alltoallv and one planned dpt::spmv (on CUDA two copies between device and host around the exchange).
+template <class DerivedPolicy, class Index, class Value, class OffsetIt, class IndexIt, class ValueIt, class OutputIt>
 OutputIt spmv(const communicator& comm, const thrust::detail::execution_policy_base<DerivedPolicy>& exec,
-              spmv_plan<Index, Value>& plan, const csr_view<OffsetIt, IndexIt, ValueIt>& A, VectorIt x_block,
-              OutputIt y_block) {
+              spmv_plan<Index, Value>& plan, const csr_view<OffsetIt, IndexIt, ValueIt>& A, OutputIt y_block) {
   if (plan.rows != A.rows || plan.nnz != A.nnz) {
     throw std::invalid_argument("dpt::mpi::spmv: the plan was made for a block of another shape");
   }
-  // gather the entries of this rank's x that the others (and this rank) asked for
-  thrust::gather(exec, plan.send_entries.begin(), plan.send_entries.end(), x_block, plan.outgoing.begin());
-  // exchange them: what arrives, in rank order, is the gathered x
+  // gather the entries of this rank's x that the others asked for
+  thrust::gather(exec, plan.send_entries.begin(), plan.send_entries.end(), plan.x.begin(), plan.outgoing.begin());
+  // exchange them: what arrives, in rank order, is the halo, right behind the own block
 #if DPT_CUDA_DEVICE_SYSTEM
   thrust::copy(plan.outgoing.begin(), plan.outgoing.end(), plan.outgoing_host.begin());
   Value* out = plan.outgoing_host.data();
-  Value* in = plan.gathered_host.data();
+  Value* in = plan.halo_host.data();
 #else
   Value* out = thrust::raw_pointer_cast(plan.outgoing.data());
-  Value* in = thrust::raw_pointer_cast(plan.gathered_x.data());
+  Value* in = thrust::raw_pointer_cast(plan.x.data()) + plan.own_size;
 #endif
   check(MPI_Alltoallv(out, plan.send_counts.data(), plan.send_offsets.data(), datatype<Value>(), in,
                       plan.receive_counts.data(), plan.receive_offsets.data(), datatype<Value>(), comm.get()),
         "MPI_Alltoallv");
 #if DPT_CUDA_DEVICE_SYSTEM
-  thrust::copy(plan.gathered_host.begin(), plan.gathered_host.end(), plan.gathered_x.begin());
+  thrust::copy(plan.halo_host.begin(), plan.halo_host.end(), plan.x.begin() + plan.own_size);
 #endif
-  // the lecture's SpMV of the block on the gathered x
-  const auto local = make_csr_view(A.row_offsets, plan.local_columns.begin(), A.values, A.rows,
-                                   static_cast<std::ptrdiff_t>(plan.gathered_x.size()), A.nnz);
-  return dpt::spmv(exec, plan.local, local, plan.gathered_x.begin(), y_block);
+  // the lecture's SpMV of the block on [own block | halo]
+  const auto local =
+      make_csr_view(A.row_offsets, plan.local_columns.begin(), A.values, A.rows, plan.own_size + plan.halo_size, A.nnz);
+  return dpt::spmv(exec, plan.local, local, plan.x.begin(), y_block);
+}
+
+// y_block = (this rank's rows of A)·x for the x block this rank holds at x_block: the block is copied into the plan's
+// local x, then the product above. (Reading the block in place through an iterator that picks block or halo per
+// entry measured up to 3× slower than the copy: it keeps the compiler from the plain gather loop.)
+template <class DerivedPolicy, class Index, class Value, class OffsetIt, class IndexIt, class ValueIt, class VectorIt,
+          class OutputIt>
+OutputIt spmv(const communicator& comm, const thrust::detail::execution_policy_base<DerivedPolicy>& exec,
+              spmv_plan<Index, Value>& plan, const csr_view<OffsetIt, IndexIt, ValueIt>& A, VectorIt x_block,
+              OutputIt y_block) {
+  thrust::copy(exec, x_block, x_block + plan.own_size, x_block_of(plan));
+  return spmv(comm, exec, plan, A, y_block);
 }
 
 }  // namespace dpt::mpi
