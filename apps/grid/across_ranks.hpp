@@ -67,7 +67,7 @@ int run_grid_across_ranks(const grid_options& o, const dpt::mpi::communicator& c
   for (int a = 0; a < Dim; ++a) {
     const std::vector<Real> whole(setup.source.axis[a].begin(), setup.source.axis[a].end());
     const auto mine = dpt::mpi::scatter_slices(comm, whole, slices);
-    axis[a].assign(mine.begin(), mine.end());
+    axis[a] = thrust::device_vector<Real>(mine.begin(), mine.end());  // (assign reads *first even of none)
   }
   setup.outside = o.clamp ? dpt::out_of_domain::clamp : dpt::out_of_domain::error;  // on every rank
   dpt::soa_positions<Dim, typename thrust::device_vector<Real>::const_iterator> positions;

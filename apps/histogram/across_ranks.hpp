@@ -64,7 +64,7 @@ void run_across_ranks(const dpt::mpi::communicator& comm, const histogram_option
   thrust::device_vector<T> slice;
   together(comm, [&] {
     const auto mine = dpt::mpi::scatter_slices(comm, values, dpt::mpi::block_partition{n, comm.size()});
-    slice.assign(mine.begin(), mine.end());
+    slice = thrust::device_vector<T>(mine.begin(), mine.end());  // (assign reads *first even of none)
   });
 
   const auto count_with = [&](const auto& bins) {

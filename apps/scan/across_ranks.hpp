@@ -94,7 +94,7 @@ int run_across_ranks(const scan_options& opt, const dpt::mpi::communicator& comm
   thrust::device_vector<T> d_in, d_out;
   together(comm, [&] {
     mine = dpt::mpi::scatter_slices(comm, in.values, dpt::mpi::block_partition{n, comm.size()});
-    d_in.assign(mine.begin(), mine.end());
+    d_in = thrust::device_vector<T>(mine.begin(), mine.end());  // (assign reads *first even of none)
     d_out.resize(mine.size());
   });
   if (root) {

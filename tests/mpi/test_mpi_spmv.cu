@@ -110,9 +110,10 @@ device_block block_of(const host_csr& A, const std::vector<std::int64_t>& row_st
   for (auto& o : offsets) o -= first_entry;
   const auto columns = part(A.columns, first_entry, end_entry);
   const auto values = part(A.values, first_entry, end_entry);
-  b.offsets.assign(offsets.begin(), offsets.end());
-  b.columns.assign(columns.begin(), columns.end());
-  b.values.assign(values.begin(), values.end());
+  // constructed, not assigned: Thrust's assign from host iterators reads *first even of an empty range
+  b.offsets = thrust::device_vector<std::int64_t>(offsets.begin(), offsets.end());
+  b.columns = thrust::device_vector<int>(columns.begin(), columns.end());
+  b.values = thrust::device_vector<double>(values.begin(), values.end());
   return b;
 }
 

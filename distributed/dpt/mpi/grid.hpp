@@ -204,7 +204,7 @@ grid_block build_grid(const communicator& comm, const thrust::detail::execution_
   detail::agree_on_position_error(comm, bad_id, message);
   mine.ids.resize(static_cast<std::size_t>(n));
   thrust::sequence(exec, mine.ids.begin(), mine.ids.end(), first_id);
-  for (int a = 0; a < Dim; ++a) mine.axis[a].assign(positions.axis[a], positions.axis[a] + n);
+  for (int a = 0; a < Dim; ++a) mine.axis[a] = thrust::device_vector<Real>(positions.axis[a], positions.axis[a] + n);
 
   // the splitters: runs of slabs with about n/p particles each, from a histogram of the slabs (in at most 2^20 bins)
   grid_block block;
