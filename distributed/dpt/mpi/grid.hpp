@@ -133,8 +133,9 @@ struct particle_arrays {
   thrust::device_vector<Real> axis[Dim];
 };
 
-// Moves the particles picked by `which` (indices into `from`) to the ranks `to` names, in that order; returns what
-// this rank receives, appended to `into`.
+// Sends the particles picked by `which` (indices into `from`, send_counts[r] of them to rank r, in rank order) and
+// appends what this rank receives to `into`, array by array; `from` may be `into` (each array is gathered from before
+// it grows).
 template <int Dim, class Real>
 void send_particles(const communicator& comm, const particle_arrays<Dim, Real>& from,
                     const thrust::device_vector<std::int64_t>& which, const std::vector<int>& send_counts,
@@ -281,8 +282,8 @@ grid_block build_grid(const communicator& comm, const thrust::detail::execution_
           detail::as_count(static_cast<std::int64_t>(list.size()), "dpt::mpi::build_grid: a halo");
       which.insert(which.end(), list.begin(), list.end());
     }
-    const detail::particle_arrays<Dim, Real> source = local;
-    detail::send_particles(comm, source, thrust::device_vector<std::int64_t>(which.begin(), which.end()), halo_counts,
+    // from local into local: each array is gathered from before it grows
+    detail::send_particles(comm, local, thrust::device_vector<std::int64_t>(which.begin(), which.end()), halo_counts,
                            local);
     block.halo_size = static_cast<std::int64_t>(local.ids.size()) - owned;
   }
