@@ -202,8 +202,8 @@ OutputIt spmv(const communicator& comm, const thrust::detail::execution_policy_b
 }
 
 // y_block = (this rank's rows of A)·x for the x block this rank holds at x_block: the block is copied into the plan's
-// local x, then the product above. (Reading the block in place through an iterator that picks block or halo per
-// entry measured up to 3× slower than the copy: it keeps the compiler from the plain gather loop.)
+// local x, then the product above. (The copy, not an iterator that picks block or halo
+// per entry: that iterator keeps the compiler from the plain gather loop; docs/benchmarks.md, spmv, has the figures.)
 template <class DerivedPolicy, class Index, class Value, class OffsetIt, class IndexIt, class ValueIt, class VectorIt,
           class OutputIt>
 OutputIt spmv(const communicator& comm, const thrust::detail::execution_policy_base<DerivedPolicy>& exec,
