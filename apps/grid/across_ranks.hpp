@@ -112,7 +112,7 @@ int run_grid_across_ranks(const grid_options& o, const dpt::mpi::communicator& c
             "detection%s):\n  %.3f ms, slowest rank",
             comm.size(), o.radius ? "halo, " : "", o.radius ? ", neighbour query" : "", ms);
         if (o.radius) std::printf("; %lld halo particles", static_cast<long long>(halo));
-        std::printf("\n");
+        std::printf("\n  particles exchanged in %s\n", dpt::mpi::describe(comm.path()));
         std::vector<std::string> failures;
         if (o.check) {
           check_against_references(o, setup.grid, setup.source, setup.radius, particle_cell, neighbor_counts, failures);

@@ -48,7 +48,8 @@ const char* const grid_usage =
     "\n"
     "Under mpiexec -n N (builds with MPI) the cells are cut into slabs along the last axis, each rank owning\n"
     "slabs with about N-th of the particles and receiving those within two slabs for --radius; rank 0 reads and\n"
-    "writes: the same files, byte for byte, as one process writes. Only solution 5 runs across ranks.\n";
+    "writes: the same files, byte for byte, as one process writes. Only solution 5 runs across ranks. On CUDA\n"
+    "the particles go through pinned host buffers unless the MPI is CUDA-aware; the report says which.\n";
 
 namespace {
 

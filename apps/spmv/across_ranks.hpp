@@ -151,6 +151,7 @@ void multiply_across_ranks(const dpt::mpi::communicator& comm, const spmv_option
             "  exchange:    %lld entries of x per product between ranks (one MPI_Alltoallv), the rest read in "
             "place\n",
             static_cast<long long>(halo));
+        std::printf("  halo memory: %s\n", dpt::mpi::describe(comm.path()));
         std::printf(
             "  time:        %.6f ms median of %d (dpt::mpi::spmv: halo exchange + dpt::spmv on each rank's rows; "
             "slowest rank)\n",

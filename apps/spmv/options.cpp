@@ -34,7 +34,8 @@ const char* const spmv_usage =
     "output file is left behind).\n"
     "\n"
     "Under mpiexec -n N (builds with MPI) each rank multiplies a block of rows with about equal non-zeros, rank 0\n"
-    "reading the inputs and writing --out: the same file, byte for byte, as one process writes.\n";
+    "reading the inputs and writing --out: the same file, byte for byte, as one process writes. On CUDA the\n"
+    "halo goes through pinned host buffers unless the MPI is CUDA-aware; the report's \"halo memory\" says which.\n";
 
 std::optional<spmv_options> parse_spmv_options(int argc, const char* const argv[]) {
   command_line app{"dpt-spmv"};

@@ -105,6 +105,9 @@ print('%%MatrixMarket matrix array real general\n67 1')
 for _ in range(67): print(repr(random.uniform(-10, 10)))
 " >"$work/x67.mtx"
 same_files "y = A*x with x from a file" "$spmv" "$matrices/west0067.mtx --x $work/x67.mtx $o" y.mtx
+# the report says how MPI reached the halo: in place in host memory on the CPU systems, GPU memory on CUDA
+grep -qE "^  halo memory: (host memory, in place|GPU memory)" "$work/stdout" ||
+  fail "dpt-spmv on 3 ranks does not say how the halo was exchanged: $(cat "$work/stdout")"
 printf '%%%%MatrixMarket matrix coordinate real general\n2 3 3\n1 1 0.5\n2 3 -1.25\n1 3 3\n' >"$work/two_rows.mtx"
 more_ranks=5 same_files "y = A*x for two rows, ranks with nothing" "$spmv" "$work/two_rows.mtx --x-random 5 $o" y.mtx
 printf '%%%%MatrixMarket matrix coordinate real general\n4 4 0\n' >"$work/no_entries.mtx"
@@ -123,6 +126,8 @@ same_files "grid without particles" "$grid" "--input $grid_data/empty.csv --dims
   cells.txt
 more_ranks=5 same_files "grid of three particles, ranks with nothing" "$grid" \
   "--generate uniform --n 3 --dims 8x8 --radius 0.1 $o" cells.txt neighbors.txt grid.png
+grep -qE "^  particles exchanged in (host memory, in place|GPU memory)" "$work/stdout" ||
+  fail "dpt-grid on 5 ranks does not say how the particles were exchanged: $(cat "$work/stdout")"
 
 # Bad input: one line, exit 2, no output, on every rank count (rank 0 refuses it, or every rank does).
 for ranks in 1 3; do

@@ -10,6 +10,8 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <thrust/device_vector.h>
 #include <thrust/execution_policy.h>
@@ -287,4 +289,24 @@ TEST_CASE("slices scattered from rank 0 and gathered back are the whole sequence
     CHECK(first_difference(dpt::mpi::gather_slices(comm, slice),
                            comm.rank() == 0 ? whole : std::vector<std::int32_t>{}) == "equal");
   }
+}
+
+TEST_CASE("exchanges take MPI the device vectors in place where MPI can read them, through host buffers otherwise",
+          "[mpi][exchange]") {
+  using dpt::mpi::exchange_path;
+  // CPU systems: device memory is host memory. CUDA: in place only with a CUDA-aware MPI
+  const bool device_memory_is_host_memory = !DPT_CUDA_DEVICE_SYSTEM;
+  const auto expected = device_memory_is_host_memory || dpt::mpi::mpi_is_cuda_aware() ? exchange_path::in_place
+                                                                                      : exchange_path::host_staged;
+  CHECK(dpt::mpi::default_exchange_path() == expected);
+  CHECK(dpt::mpi::communicator().path() == expected);
+  CHECK(dpt::mpi::communicator(MPI_COMM_WORLD, exchange_path::host_staged).path() == exchange_path::host_staged);
+  if (expected == exchange_path::host_staged) {
+    CHECK_THROWS_AS(dpt::mpi::communicator(MPI_COMM_WORLD, exchange_path::in_place), std::invalid_argument);
+  }
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && !MPIX_CUDA_AWARE_SUPPORT
+  // an Open MPI built without CUDA (Debian's) is never taken for CUDA-aware
+  CHECK_FALSE(dpt::mpi::mpi_is_cuda_aware());
+#endif
+  CHECK(std::string(dpt::mpi::describe(expected)).find(DPT_CUDA_DEVICE_SYSTEM ? "GPU memory" : "host memory") == 0);
 }

@@ -8,7 +8,9 @@
 //   rank 0: [3, 1, 7]    rank 1: [0, 4, 1]    rank 2: [6, 3]      (block_partition(8, 3), dpt/mpi/partition.hpp)
 //
 // MPI calls return error codes; here a failed call throws dpt::mpi::error naming the call (the communicator is
-// switched to MPI_ERRORS_RETURN, so MPI does not abort the job first).
+// switched to MPI_ERRORS_RETURN, so MPI does not abort the job first). The communicator also says how exchanges
+// hand device memory to MPI (dpt/mpi/exchange_path.hpp): in place, or staged through host buffers on CUDA when the
+// MPI is not CUDA-aware.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +19,8 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+
+#include <dpt/mpi/exchange_path.hpp>
 
 namespace dpt::mpi {
 
@@ -65,21 +69,29 @@ MPI_Datatype datatype() {
   }
 }
 
-// The ranks of an MPI communicator (not owned: MPI_COMM_WORLD by default).
+// The ranks of an MPI communicator (not owned: MPI_COMM_WORLD by default), and the path its exchanges take: the
+// build's default (default_exchange_path), or one chosen; std::invalid_argument for in place on CUDA with an MPI
+// that is not CUDA-aware.
 class communicator {
  public:
   communicator() : communicator(MPI_COMM_WORLD) {}
-  explicit communicator(MPI_Comm comm) : comm_(comm) {
+  explicit communicator(MPI_Comm comm) : communicator(comm, default_exchange_path()) {}
+  communicator(MPI_Comm comm, exchange_path path) : comm_(comm), path_(path) {
     check(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
     check(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
     check(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
+    if (!can_take(path)) {
+      throw std::invalid_argument("dpt::mpi::communicator: this MPI is not CUDA-aware; exchanges must be staged");
+    }
   }
   MPI_Comm get() const { return comm_; }
   int rank() const { return rank_; }
   int size() const { return size_; }
+  exchange_path path() const { return path_; }
 
  private:
   MPI_Comm comm_;
+  exchange_path path_;
   int rank_ = 0, size_ = 1;
 };
 

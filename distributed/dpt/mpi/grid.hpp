@@ -50,6 +50,7 @@
 #include <dpt/grid.hpp>
 #include <dpt/grid_neighbors.hpp>
 #include <dpt/mpi/communicator.hpp>
+#include <dpt/mpi/detail/alltoallv.hpp>
 #include <dpt/mpi/detail/counts.hpp>
 #include <dpt/sort.hpp>
 
@@ -113,17 +114,17 @@ struct cell_in_window {
   DPT_HOST_DEVICE std::uint32_t operator()(std::int64_t cell) const { return static_cast<std::uint32_t>(cell - first); }
 };
 
-// Sends each rank `counts[r]` elements of `out` (in rank order) and returns what every rank sent this one.
+// Sends each rank `send_counts[r]` elements of `out` (in rank order) and appends what every rank sent this one to
+// `target`, in rank order.
 template <class T>
-thrust::device_vector<T> exchange(const communicator& comm, const thrust::device_vector<T>& out,
-                                  const std::vector<int>& send_counts, const std::vector<int>& receive_counts) {
+void exchange_onto(const communicator& comm, const thrust::device_vector<T>& out, const std::vector<int>& send_counts,
+                   const std::vector<int>& receive_counts, thrust::device_vector<T>& target) {
   const auto send_offsets = offsets_of(send_counts), receive_offsets = offsets_of(receive_counts);
-  const thrust::host_vector<T> sent = out;
-  thrust::host_vector<T> received(static_cast<std::size_t>(receive_offsets.back() + receive_counts.back()));
-  check(MPI_Alltoallv(sent.data(), send_counts.data(), send_offsets.data(), datatype<T>(), received.data(),
-                      receive_counts.data(), receive_offsets.data(), datatype<T>(), comm.get()),
-        "MPI_Alltoallv");
-  return thrust::device_vector<T>(received.begin(), received.end());
+  const auto old_size = target.size();
+  target.resize(old_size + extent_of(receive_counts, receive_offsets));
+  staging_buffers<T> staging;
+  alltoallv(comm, address_of(out), send_counts, send_offsets, address_of(target) + old_size, receive_counts,
+            receive_offsets, staging);
 }
 
 // The particles a rank sends away, as ids and one array per axis.
@@ -146,10 +147,7 @@ void send_particles(const communicator& comm, const particle_arrays<Dim, Real>& 
     using T = typename std::decay_t<decltype(source)>::value_type;
     thrust::device_vector<T> out(which.size());
     thrust::gather(which.begin(), which.end(), source.begin(), out.begin());
-    const auto received = exchange(comm, out, send_counts, receive_counts);
-    const auto old_size = target.size();
-    target.resize(old_size + received.size());
-    thrust::copy(received.begin(), received.end(), target.begin() + static_cast<std::ptrdiff_t>(old_size));
+    exchange_onto(comm, out, send_counts, receive_counts, target);
   };
   move(from.ids, into.ids);
   move(from.cells, into.cells);

@@ -22,8 +22,9 @@
 // floating-point rows then agree within rounding.
 //
 // Messages per product: one MPI_Alltoallv carrying each rank's halo, the x entries its rows use from other ranks'
-// blocks, nothing proportional to the whole matrix. The exchange goes through host memory (Debian's Open MPI is not
-// CUDA-aware: on CUDA the values are staged; on the CPU systems device memory is host memory).
+// blocks, nothing proportional to the whole matrix. MPI reads and writes the plan's device vectors in place, or, on
+// CUDA with an MPI that is not CUDA-aware (Debian's Open MPI), pinned host copies of them: the communicator's
+// exchange path (dpt/mpi/exchange_path.hpp).
 #pragma once
 
 #include <algorithm>
@@ -41,6 +42,7 @@
 
 #include <dpt/config.hpp>
 #include <dpt/mpi/communicator.hpp>
+#include <dpt/mpi/detail/alltoallv.hpp>
 #include <dpt/mpi/detail/counts.hpp>
 #include <dpt/spmv.hpp>
 #include <dpt/spmv_plan.hpp>
@@ -50,16 +52,16 @@ namespace dpt::mpi {
 // The halo exchange of one rank's block of rows, and its rows renumbered onto [own x block | halo].
 template <class Index, class Value>
 struct spmv_plan {
-  std::ptrdiff_t rows = 0, nnz = 0;                     // the block it was made for
-  std::ptrdiff_t own_size = 0, halo_size = 0;           // the entries of x this rank holds, and those it receives
-  std::vector<int> send_counts, send_offsets;           // per rank: the x entries this rank sends it
-  std::vector<int> receive_counts, receive_offsets;     // per rank: the x entries this rank receives from it
-  thrust::device_vector<Index> send_entries;            // which entries of this rank's x block go out, in order
-  thrust::device_vector<Index> local_columns;           // the block's columns: < own_size its own, then the halo's
-  dpt::spmv_plan<Index> local;                          // dpt::spmv's plan of the renumbered block
-  thrust::device_vector<Value> outgoing;                // the entries others asked for, reused by every product
-  thrust::device_vector<Value> x;                       // x as the local product reads it: [own block | halo]
-  thrust::host_vector<Value> outgoing_host, halo_host;  // host copies for the exchange (CUDA only)
+  std::ptrdiff_t rows = 0, nnz = 0;                  // the block it was made for
+  std::ptrdiff_t own_size = 0, halo_size = 0;        // the entries of x this rank holds, and those it receives
+  std::vector<int> send_counts, send_offsets;        // per rank: the x entries this rank sends it
+  std::vector<int> receive_counts, receive_offsets;  // per rank: the x entries this rank receives from it
+  thrust::device_vector<Index> send_entries;         // which entries of this rank's x block go out, in order
+  thrust::device_vector<Index> local_columns;        // the block's columns: < own_size its own, then the halo's
+  dpt::spmv_plan<Index> local;                       // dpt::spmv's plan of the renumbered block
+  thrust::device_vector<Value> outgoing;             // the entries others asked for, reused by every product
+  thrust::device_vector<Value> x;                    // x as the local product reads it: [own block | halo]
+  detail::staging_buffers<Value> staging;            // host copies, when exchanges are staged (exchange_path)
 };
 
 namespace detail {
@@ -154,10 +156,6 @@ spmv_plan<::cuda::std::iter_value_t<IndexIt>, Value> make_spmv_plan(
   plan.halo_size = static_cast<std::ptrdiff_t>(wanted.size());
   plan.outgoing.resize(sent);
   plan.x.resize(static_cast<std::size_t>(plan.own_size + plan.halo_size));
-#if DPT_CUDA_DEVICE_SYSTEM
-  plan.outgoing_host.resize(sent);
-  plan.halo_host.resize(wanted.size());
-#endif
   return plan;
 }
 
@@ -171,7 +169,7 @@ auto x_block_of(spmv_plan<Index, Value>& plan) {
 
 // y_block = (this rank's rows of A)·x, x's block on this rank already in the plan's local x (x_block_of): collective,
 // every rank calls it with its block and its plan. Per product: one thrust::gather of what the others asked for, one
-// MPI_Alltoallv and one planned dpt::spmv (on CUDA two copies between device and host around the exchange).
+// MPI_Alltoallv and one planned dpt::spmv (and, when the exchange is staged, a copy to the host and one back).
 template <class DerivedPolicy, class Index, class Value, class OffsetIt, class IndexIt, class ValueIt, class OutputIt>
 OutputIt spmv(const communicator& comm, const thrust::detail::execution_policy_base<DerivedPolicy>& exec,
               spmv_plan<Index, Value>& plan, const csr_view<OffsetIt, IndexIt, ValueIt>& A, OutputIt y_block) {
@@ -181,20 +179,9 @@ OutputIt spmv(const communicator& comm, const thrust::detail::execution_policy_b
   // gather the entries of this rank's x that the others asked for
   thrust::gather(exec, plan.send_entries.begin(), plan.send_entries.end(), plan.x.begin(), plan.outgoing.begin());
   // exchange them: what arrives, in rank order, is the halo, right behind the own block
-#if DPT_CUDA_DEVICE_SYSTEM
-  thrust::copy(plan.outgoing.begin(), plan.outgoing.end(), plan.outgoing_host.begin());
-  Value* out = plan.outgoing_host.data();
-  Value* in = plan.halo_host.data();
-#else
-  Value* out = thrust::raw_pointer_cast(plan.outgoing.data());
-  Value* in = thrust::raw_pointer_cast(plan.x.data()) + plan.own_size;
-#endif
-  check(MPI_Alltoallv(out, plan.send_counts.data(), plan.send_offsets.data(), datatype<Value>(), in,
-                      plan.receive_counts.data(), plan.receive_offsets.data(), datatype<Value>(), comm.get()),
-        "MPI_Alltoallv");
-#if DPT_CUDA_DEVICE_SYSTEM
-  thrust::copy(plan.halo_host.begin(), plan.halo_host.end(), plan.x.begin() + plan.own_size);
-#endif
+  detail::alltoallv(comm, detail::address_of(plan.outgoing), plan.send_counts, plan.send_offsets,
+                    detail::address_of(plan.x) + plan.own_size, plan.receive_counts, plan.receive_offsets,
+                    plan.staging);
   // the lecture's SpMV of the block on [own block | halo]
   const auto local =
       make_csr_view(A.row_offsets, plan.local_columns.begin(), A.values, A.rows, plan.own_size + plan.halo_size, A.nnz);
