@@ -6,9 +6,10 @@
 //   stable_sort_by_key(keys, values) → [1, 1, 2, 3],     values → [b, d, c, a]   (equal keys keep input order)
 //
 // On CUDA the calls are thrust::sort and thrust::stable_sort_by_key (CUB's radix sort). On the CPU device systems
-// (CPP, OpenMP, TBB) dpt's CPU backend sorts (dpt/cpu/sort.hpp): Highway's vectorised quicksort on every core,
-// then a parallel merge; a sort by key of integer keys with values of up to 4 bytes (the grid's cells and
-// particle ids), a radix sort that scatters by the top digit across the cores and sorts each bucket in cache. It
+// (CPP, OpenMP, TBB) dpt's CPU backend sorts (dpt/cpu/sort.hpp): a radix sort that scatters by the top digit
+// across the cores and sorts each bucket in cache (dpt/cpu/radix_sort.hpp), for a sort by key of integer keys with
+// values of up to 4 bytes (the grid's cells and particle ids) and for large sorts of 32-bit keys (the histogram's
+// bin ids); otherwise Highway's vectorised quicksort on every core, then a parallel merge. It
 // takes integer, float and double keys (by key: keys of up to 32 bits, trivially copyable values, fewer than 2^32
 // of them); others go to Thrust's sort on every system.
 //

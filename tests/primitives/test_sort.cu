@@ -253,8 +253,9 @@ std::vector<Key> make_narrow_keys(std::size_t n, std::uint64_t seed) {
 
 TEMPLATE_TEST_CASE("the CPU radix sort scatters any number of chunks and sorts every bucket",
                    "[sort][radix]" DPT_BACKEND_TAG, std::uint32_t, std::int32_t, float, std::int16_t) {
-  // sizes with the fewest top bits (16 buckets, four lower passes of 7 bits) and, outside the sanitizer build, one
-  // with the most (256 buckets, three lower passes)
+  // sizes with the default top digit of the fewest bits (16 buckets, three lower passes of 9 or 10 bits), each also
+  // with the widest top digit (2048 buckets, two lower passes: most buckets' runs share their lines with other
+  // chunks' runs), and, outside the sanitizer build, a size past the streaming bound (256 buckets)
   const std::vector<std::size_t> sizes = dpt::test::sanitized_build ? std::vector<std::size_t>{2, 3, 4099, 20011}
                                                                     : std::vector<std::size_t>{2, 3, 4099, 300007};
   const std::size_t large = (std::size_t(1) << 23) + 9;
@@ -283,6 +284,13 @@ TEMPLATE_TEST_CASE("the CPU radix sort scatters any number of chunks and sorts e
         const auto keys = make_narrow_keys<TestType>(n, 600 + n + chunks);
         check_sort(keys, sort);
         if constexpr (std::is_integral_v<TestType>) check_sort_by_key<TestType, std::int32_t>(keys, sort_by_key);
+      }
+      SECTION("n = " + std::to_string(n) + ", " + std::to_string(chunks) + " chunks, 2048 buckets, random") {
+        tuning.chunks = chunks;
+        tuning.radix_top_bits = dpt::cpu::detail::radix_max_top_bits;
+        const auto keys = make_keys<TestType>(n, key_pattern::random, 800 + n + chunks);
+        check_sort(keys, sort);
+        if constexpr (std::is_integral_v<TestType>) check_sort_by_key<TestType, std::uint32_t>(keys, sort_by_key);
       }
     }
   }

@@ -3,9 +3,9 @@
 //
 // Which runs (sort_method::fastest, measured on the first machine, docs/benchmarks.md): a sort by key of integer
 // keys with values of up to 4 bytes takes the radix sort from radix_sort_length keys on (its passes carry the
-// value in the word they sort, where the merge gathers each value from a random place); a plain sort takes vqsort
-// and merges, faster on random 32-bit keys up to 2^22 (the radix sort leads by about 10% at 2^26). Either takes a
-// tuning that picks the other.
+// value in the word they sort, where the merge gathers each value from a random place); a plain sort of 32-bit
+// keys takes it from plain_radix_sort_length keys on, where its arrays outgrow the last-level cache (below that,
+// vqsort and merges are faster on random keys). Either takes a tuning that picks the other.
 //
 // vqsort (Highway's vectorised quicksort, hwy/contrib/sort) sorts unsigned integers on one core. The keys are
 // first mapped to unsigned codes in the same order, then the recipe is the lecture's, at the scale of cores:
@@ -61,7 +61,8 @@ namespace dpt::cpu {
 // Which of the two sorts runs: the radix sort of dpt/cpu/radix_sort.hpp, or vqsort on every core and merges.
 enum class sort_method {
   fastest,       // the radix sort for a sort by key (integer keys, values of up to 4 bytes) from radix_sort_length
-                 // keys on; vqsort and merges for the rest
+                 // keys on and for a plain sort of 32-bit keys from plain_radix_sort_length; vqsort and merges for
+                 // the rest
   radix,         // the radix sort wherever it applies (32-bit codes; by key, as above), at any size
   vqsort_merge,  // vqsort and merges for every key
 };
@@ -72,13 +73,15 @@ struct sort_tuning {
   std::optional<std::ptrdiff_t> chunks{};  // how many chunks the cores sort (or scatter); default: one per core
   sort_target_set targets = 0;             // Highway targets for vqsort; 0: the fastest measured (sort_targets.hpp)
   sort_method method = sort_method::fastest;
+  std::optional<int> radix_top_bits{};  // bits of the radix sort's top digit, 4 to 11; default: by n (radix_sort.hpp)
 };
 
 // Below this many keys one core sorts them all: waking the others would cost more than it saves.
 inline constexpr std::ptrdiff_t serial_sort_length = std::ptrdiff_t(1) << 15;
-// From this many keys on, the radix sort is the faster of the two for a sort by key. (A plain sort of 32-bit keys
-// keeps vqsort: faster up to 2^22 random keys, about 10% slower at 2^26; docs/benchmarks.md.)
+// From this many keys on, the radix sort is the faster of the two for a sort by key, and for a plain sort of 32-bit
+// keys (docs/benchmarks.md: even with vqsort at 2^22 random keys, 1.4x faster at 2^24).
 inline constexpr std::ptrdiff_t radix_sort_length = std::ptrdiff_t(1) << 16;
+inline constexpr std::ptrdiff_t plain_radix_sort_length = std::ptrdiff_t(1) << 23;
 
 // The unsigned code of a Key with the same order (see above): `type`, `encode`, `decode`.
 template <class Key, class = void>
@@ -240,8 +243,9 @@ struct sort_tasks {
 };
 
 inline bool uses_radix(std::ptrdiff_t n, bool by_key, const sort_tuning& tuning) {
+  if (n >= max_radix_sort_length) return false;
   return tuning.method == sort_method::radix ||
-         (tuning.method == sort_method::fastest && by_key && n >= radix_sort_length);
+         (tuning.method == sort_method::fastest && n >= (by_key ? radix_sort_length : plain_radix_sort_length));
 }
 
 // What the radix sort reads: each key's code (a sort), or each key's code above its value's bits (a sort by key).
@@ -277,7 +281,10 @@ template <class Word, class DerivedPolicy, class Source, class Emit>
 void radix_sort_codes(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, std::ptrdiff_t n, Source source,
                       Emit emit, const sort_tuning& tuning) {
   const std::ptrdiff_t workers = sort_workers<DerivedPolicy>();
-  radix_sort_words<Word>(exec, n, workers, make_sort_layout(n, workers, tuning).chunks, source, emit);
+  const int top_bits = tuning.radix_top_bits
+                           ? std::clamp(*tuning.radix_top_bits, radix_min_top_bits, radix_max_top_bits)
+                           : radix_top_bits(n);
+  radix_sort_words<Word>(exec, n, workers, make_sort_layout(n, workers, tuning).chunks, top_bits, source, emit);
 }
 
 // Sorts n codes on the policy's cores: fill them, sort and merge, emit the sorted codes. One Thrust call.
