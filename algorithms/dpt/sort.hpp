@@ -57,7 +57,8 @@ template <class DerivedPolicy, class RandomIt>
 void sort(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, RandomIt first, RandomIt last) {
 #if DPT_CPU_SORT
   if constexpr (detail::cpu_backend_sorts<DerivedPolicy, ::cuda::std::iter_value_t<RandomIt>>()) {
-    // each core sorts its chunk, then the sorted runs are merged
+    // the CPU backend's sort: counted and scattered by the top digit, buckets sorted in cache (large sorts of
+    // 32-bit keys); or each core sorts its chunk and the sorted runs are merged
     cpu::sort(exec, first, last);
   } else
 #endif
