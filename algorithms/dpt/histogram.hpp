@@ -22,6 +22,9 @@
 //                  histogram per chunk of the input), merged
 //                  (on CUDA, K + 3 counters must fit in a block's shared memory, else it counts like atomic)
 //   cub            cub::DeviceHistogram::HistogramEven (CUDA device system only)
+//
+// The sort-based methods' map runs on OpenMP and TBB through dpt/cpu/histogram_bins.hpp: float values with float
+// bounds go 16 to a step on CPUs with AVX-512, giving numpy_bin_index's ids at about copy speed.
 #pragma once
 
 #include <algorithm>
@@ -46,6 +49,7 @@
 #include <thrust/transform.h>
 
 #include <dpt/config.hpp>
+#include <dpt/cpu/histogram_bins.hpp>
 #include <dpt/scan.hpp>
 #include <dpt/detail/histogram_atomics.hpp>
 #include <dpt/histogram_bins.hpp>
@@ -84,8 +88,13 @@ template <class DerivedPolicy, class InputIt, class BinIndex>
 temporary_array<int, DerivedPolicy> sorted_bin_ids(const thrust::detail::execution_policy_base<DerivedPolicy>& exec,
                                                    InputIt first, std::ptrdiff_t n, BinIndex bin_of) {
   temporary_array<int, DerivedPolicy> ids(exec, n);
-  // map: every value to its bin id (or to a dropped slot)
-  thrust::transform(exec, first, first + n, ids.begin(), bin_of);
+  if constexpr (cpu::handles_v<DerivedPolicy>) {
+    // map: every value to its bin id (or to a dropped slot), 16 float values per step where the CPU can
+    cpu::map_bins(exec, first, n, bin_of, ids.begin());
+  } else {
+    // map: every value to its bin id (or to a dropped slot)
+    thrust::transform(exec, first, first + n, ids.begin(), bin_of);
+  }
   // sort to bring the values of each bin together
   dpt::sort(exec, ids.begin(), ids.end());
   return ids;
@@ -158,8 +167,8 @@ inline std::size_t counting_scratch_bytes(std::ptrdiff_t n, int slot_count, hist
   const std::ptrdiff_t slots = slot_count;
   switch (method) {
     case histogram_method::sort:
-      return std::max(sorted, ids + array_bytes(slots + 1, sizeof(std::ptrdiff_t)) +
-                                  scan_scratch_bytes<std::ptrdiff_t>(slots + 1));
+      return std::max(
+          sorted, ids + array_bytes(slots + 1, sizeof(std::ptrdiff_t)) + scan_scratch_bytes<std::ptrdiff_t>(slots + 1));
     case histogram_method::upper_bound:
       return std::max(sorted, ids + array_bytes(slots, sizeof(std::ptrdiff_t)) +
                                   adjacent_difference_scratch_bytes<std::ptrdiff_t>(slots));
@@ -246,9 +255,8 @@ histogram_result histogram(const thrust::detail::execution_policy_base<DerivedPo
 // primitive's share is bounded): the K + 3 slots, and the edge check's scratch or the method's.
 inline std::size_t histogram_temporary_bytes(std::ptrdiff_t n, int bins, histogram_method method) {
   const int slot_count = bins + 3;
-  return std::max(detail::reduction_scratch_bytes(bins),
-                  detail::array_bytes(slot_count, sizeof(detail::bin_counter)) +
-                      detail::counting_scratch_bytes(n, slot_count, method));
+  return std::max(detail::reduction_scratch_bytes(bins), detail::array_bytes(slot_count, sizeof(detail::bin_counter)) +
+                                                             detail::counting_scratch_bytes(n, slot_count, method));
 }
 
 }  // namespace dpt
