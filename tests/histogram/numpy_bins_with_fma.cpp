@@ -14,8 +14,9 @@ int numpy_bin_built_with_fma(double value, const dpt::even_bins<double>& bins) {
 }
 
 // The CPU backend's vector bin map where this CPU has AVX-512 (dpt/cpu/bin_map_avx512.hpp), else the scalar one.
-void map_float_bins_built_with_fma(const float* values, std::ptrdiff_t n, const dpt::even_bins<float>& bins, int* ids) {
-  const auto bin_of = dpt::make_numpy_bin_index<float>(bins);
+template <class Real>
+void map_bins_with(const Real* values, std::ptrdiff_t n, const dpt::even_bins<Real>& bins, int* ids) {
+  const auto bin_of = dpt::make_numpy_bin_index<Real>(bins);
 #if DPT_HAVE_AVX512
   if (dpt::cpu::cpu_has_avx512()) {
     dpt::cpu::map_bins_avx512(values, n, bin_of, ids);
@@ -23,6 +24,14 @@ void map_float_bins_built_with_fma(const float* values, std::ptrdiff_t n, const 
   }
 #endif
   for (std::ptrdiff_t i = 0; i < n; ++i) ids[i] = bin_of(values[i]);
+}
+
+void map_bins_built_with_fma(const float* values, std::ptrdiff_t n, const dpt::even_bins<float>& bins, int* ids) {
+  map_bins_with(values, n, bins, ids);
+}
+
+void map_bins_built_with_fma(const double* values, std::ptrdiff_t n, const dpt::even_bins<double>& bins, int* ids) {
+  map_bins_with(values, n, bins, ids);
 }
 
 }  // namespace dpt::test

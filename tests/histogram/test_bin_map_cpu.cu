@@ -1,7 +1,7 @@
 // The CPU backend's vector bin map (dpt/cpu/histogram_bins.hpp) against numpy_bin_index one value at a time, on
 // the values where a map can go wrong: every edge and its neighbours, the dropped values, and random ones; at
-// every alignment and tail length of a 16-lane step. dpt::histogram's own tests compare the whole histogram with
-// the sequential reference (test_histogram.cu); this one names the first value whose bin differs.
+// every alignment and tail length of a vector step (16 float or 8 double lanes). dpt::histogram's own tests compare the
+// whole histogram with the sequential reference (test_histogram.cu); this one names the first value whose bin differs.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -24,50 +24,51 @@
 
 namespace dpt::test {
 // numpy_bins_with_fma.cpp: the vector bin map built with -mfma -ffp-contract=fast where tests/CMakeLists.txt can
-void map_float_bins_built_with_fma(const float* values, std::ptrdiff_t n, const dpt::even_bins<float>& bins, int* ids);
+void map_bins_built_with_fma(const float* values, std::ptrdiff_t n, const dpt::even_bins<float>& bins, int* ids);
+void map_bins_built_with_fma(const double* values, std::ptrdiff_t n, const dpt::even_bins<double>& bins, int* ids);
 }  // namespace dpt::test
 
 namespace {
 
-using float_bins = dpt::numpy_bin_index<float, float>;
-
 // Values that reach every branch of a bin map for `bin_of`: up to 4,000 edges, each with its neighbours one and two
 // ulps away; as many random values over the range and a tenth beyond each end; NaN, ±Inf, ±0, the smallest
 // subnormal and ±FLT_MAX. Shuffled, so that each kind meets every lane of a vector.
-std::vector<float> bin_map_inputs(const float_bins& bin_of, std::uint64_t seed) {
-  constexpr float inf = std::numeric_limits<float>::infinity();
-  std::vector<float> values{std::numeric_limits<float>::quiet_NaN(),
-                            inf,
-                            -inf,
-                            0.0f,
-                            -0.0f,
-                            std::numeric_limits<float>::denorm_min(),
-                            std::numeric_limits<float>::max(),
-                            -std::numeric_limits<float>::max()};
+template <class Real>
+std::vector<Real> bin_map_inputs(const dpt::numpy_bin_index<Real, Real>& bin_of, std::uint64_t seed) {
+  constexpr Real inf = std::numeric_limits<Real>::infinity();
+  std::vector<Real> values{std::numeric_limits<Real>::quiet_NaN(),
+                           inf,
+                           -inf,
+                           Real(0),
+                           -Real(0),
+                           std::numeric_limits<Real>::denorm_min(),
+                           std::numeric_limits<Real>::max(),
+                           -std::numeric_limits<Real>::max()};
   std::vector<int> edge_ids;
   for (int i = 0; i < bin_of.bins; i += 1 + bin_of.bins / 4000) edge_ids.push_back(i);
   edge_ids.push_back(bin_of.bins);
   for (const int i : edge_ids) {
-    const float edge = bin_of.edge(i);
-    const float down = std::nextafter(edge, -inf), up = std::nextafter(edge, inf);
-    for (const float x : {std::nextafter(down, -inf), down, edge, up, std::nextafter(up, inf)}) values.push_back(x);
+    const Real edge = bin_of.edge(i);
+    const Real down = std::nextafter(edge, -inf), up = std::nextafter(edge, inf);
+    for (const Real x : {std::nextafter(down, -inf), down, edge, up, std::nextafter(up, inf)}) values.push_back(x);
   }
   std::mt19937_64 rng(seed);
-  const float margin = (bin_of.hi - bin_of.lo) / 10;
-  std::uniform_real_distribution<float> dist(bin_of.lo - margin, bin_of.hi + margin);
+  const Real margin = (bin_of.hi - bin_of.lo) / 10;
+  std::uniform_real_distribution<Real> dist(bin_of.lo - margin, bin_of.hi + margin);
   for (std::size_t i = 0, edges = values.size(); i < edges; ++i) values.push_back(dist(rng));
   std::shuffle(values.begin(), values.end(), rng);
   return values;
 }
 
 // "equal", or the first position where got and numpy_bin_index disagree, with the value and both bins.
-std::string first_wrong_bin(const std::vector<float>& values, std::ptrdiff_t begin, const std::vector<int>& got,
-                            const float_bins& bin_of) {
+template <class Real>
+std::string first_wrong_bin(const std::vector<Real>& values, std::ptrdiff_t begin, const std::vector<int>& got,
+                            const dpt::numpy_bin_index<Real, Real>& bin_of) {
   for (std::size_t i = 0; i < got.size(); ++i) {
-    const float x = values[begin + i];
+    const Real x = values[begin + i];
     if (got[i] != bin_of(x)) {
       std::ostringstream text;
-      text.precision(9);
+      text.precision(17);
       text << "position " << begin + i << ": value " << x << " mapped to " << got[i] << ", numpy_bin_index says "
            << bin_of(x);
       return text.str();
@@ -78,36 +79,41 @@ std::string first_wrong_bin(const std::vector<float>& values, std::ptrdiff_t beg
 
 }  // namespace
 
-TEST_CASE("the vector bin map serves the histogram's float values and ids on a CPU device system",
-          "[histogram][bin_map]" DPT_BACKEND_TAG) {
-  // a mismatch of types here would send every float histogram to the one-value-at-a-time map, silently
-  using values_t = thrust::try_unwrap_contiguous_iterator_t<thrust::device_vector<float>::const_iterator>;
+TEMPLATE_TEST_CASE("the vector bin map serves the histogram's values and ids on a CPU device system",
+                   "[histogram][bin_map]" DPT_BACKEND_TAG, float, double) {
+  // a mismatch of types here would send every histogram to the one-value-at-a-time map, silently
+  using values_t = thrust::try_unwrap_contiguous_iterator_t<typename thrust::device_vector<TestType>::const_iterator>;
   using ids_t = thrust::try_unwrap_contiguous_iterator_t<
       decltype(std::declval<dpt::detail::temporary_array<int, std::decay_t<decltype(thrust::device)>>&>().begin())>;
-  STATIC_REQUIRE(dpt::cpu::can_map_bins_avx512_v<values_t, ids_t, float_bins> ==
+  STATIC_REQUIRE(dpt::cpu::can_map_bins_avx512_v<values_t, ids_t, dpt::numpy_bin_index<TestType, TestType>> ==
                  (DPT_HAVE_AVX512 && dpt::cpu::handles_device_system_v));
-  STATIC_REQUIRE(!dpt::cpu::can_map_bins_avx512_v<const double*, int*, dpt::numpy_bin_index<double, double>>);
+  // mixed value and bound types keep the scalar map
+  STATIC_REQUIRE(!dpt::cpu::can_map_bins_avx512_v<const float*, int*, dpt::numpy_bin_index<float, double>>);
+  STATIC_REQUIRE(!dpt::cpu::can_map_bins_avx512_v<const int*, int*, dpt::numpy_bin_index<int, double>>);
 }
 
-TEST_CASE("the CPU's vector bin map gives numpy_bin_index's bin for every float value",
-          "[histogram][bin_map]" DPT_BACKEND_TAG) {
+TEMPLATE_TEST_CASE("the CPU's vector bin map gives numpy_bin_index's bin for every value",
+                   "[histogram][bin_map]" DPT_BACKEND_TAG, float, double) {
+  using Real = TestType;
   if (!dpt::cpu::cpu_has_avx512()) WARN("this CPU has no AVX-512: the map checked here is the scalar one");
-  // bins and ranges: the worked example's, uneven float bounds, wide and narrow ranges, a range a few ulps
-  // wide, subnormal bounds, and 2^20 + 1 bins, past the fast guess (numpy_bin_index maps those by division)
-  const auto [count, lo, hi] = GENERATE(table<int, float, float>({{1, 0.0f, 1.0f},
-                                                                  {4, 0.0f, 1.0f},
-                                                                  {6, 0.47f, 2.89f},
-                                                                  {10, 0.0f, 1.0f},
-                                                                  {256, -4.5f, 5.25f},
-                                                                  {1000, 1e-3f, 7e4f},
-                                                                  {65536, -1.0f, 1.0f},
-                                                                  {1 << 20, 0.0f, 1.0f},
-                                                                  {(1 << 20) + 1, -2.0f, 3.0f},
-                                                                  {3, 1.0f, 1.0000153f},
-                                                                  {5, 1e-42f, 1e-38f},
-                                                                  {7, -3e37f, 3e37f}}));
-  const dpt::even_bins<float> spec{count, lo, hi};
-  const auto bin_of = dpt::make_numpy_bin_index<float>(spec);
+  // bins and ranges: the worked example's, uneven bounds, wide and narrow ranges, ranges 128 float ulps and 64
+  // double ulps wide (the second is empty in float: NumPy widens it by 0.5 each way), subnormal bounds, and 2^20 + 1
+  // bins, past float's fast guess (numpy_bin_index maps float values by division there)
+  const auto [count, lo, hi] = GENERATE(table<int, double, double>({{1, 0.0, 1.0},
+                                                                    {4, 0.0, 1.0},
+                                                                    {6, 0.47, 2.89},
+                                                                    {10, 0.0, 1.0},
+                                                                    {256, -4.5, 5.25},
+                                                                    {1000, 1e-3, 7e4},
+                                                                    {65536, -1.0, 1.0},
+                                                                    {1 << 20, 0.0, 1.0},
+                                                                    {(1 << 20) + 1, -2.0, 3.0},
+                                                                    {3, 1.0, 1.0000152587890625},
+                                                                    {3, 1.0, 1.0000000000000142},
+                                                                    {5, 1e-42, 1e-38},
+                                                                    {7, -3e37, 3e37}}));
+  const auto bin_of = dpt::make_numpy_bin_index<Real>(dpt::even_bins<Real>{count, Real(lo), Real(hi)});
+  const dpt::even_bins<Real> spec{count, Real(lo), Real(hi)};
   const auto values = bin_map_inputs(bin_of, 7 + count);
   CAPTURE(count, lo, hi, values.size());
 
@@ -132,8 +138,7 @@ TEST_CASE("the CPU's vector bin map gives numpy_bin_index's bin for every float 
   SECTION("the same in a build that fuses multiply-adds") {
     if (!dpt::test::fma_build_runs_here()) return;
     std::vector<int> ids(values.size(), -1);
-    dpt::test::map_float_bins_built_with_fma(values.data(), static_cast<std::ptrdiff_t>(values.size()), spec,
-                                             ids.data());
+    dpt::test::map_bins_built_with_fma(values.data(), static_cast<std::ptrdiff_t>(values.size()), spec, ids.data());
     CHECK(first_wrong_bin(values, 0, ids, bin_of) == "equal");
   }
 }
