@@ -23,9 +23,9 @@
 //                  (on CUDA, K + 3 counters must fit in a block's shared memory, else it counts like atomic)
 //   cub            cub::DeviceHistogram::HistogramEven (CUDA device system only)
 //
-// The sort-based methods' map runs on OpenMP and TBB through dpt/cpu/histogram_bins.hpp: float values with float
-// bounds (16 to a step) and double values with double bounds (8) go a vector at a time on CPUs with AVX-512, giving
-// numpy_bin_index's ids at about copy speed.
+// The sort-based methods' map runs on OpenMP and TBB through dpt/cpu/histogram_bins.hpp: float values (16 to a
+// step) with float or double bounds and double values (8) with double bounds go a vector at a time on CPUs with
+// AVX-512, giving numpy_bin_index's ids at about copy speed.
 #pragma once
 
 #include <algorithm>

@@ -14,9 +14,9 @@ int numpy_bin_built_with_fma(double value, const dpt::even_bins<double>& bins) {
 }
 
 // The CPU backend's vector bin map where this CPU has AVX-512 (dpt/cpu/bin_map_avx512.hpp), else the scalar one.
-template <class Real>
-void map_bins_with(const Real* values, std::ptrdiff_t n, const dpt::even_bins<Real>& bins, int* ids) {
-  const auto bin_of = dpt::make_numpy_bin_index<Real>(bins);
+template <class Value, class Bound>
+void map_bins_with(const Value* values, std::ptrdiff_t n, const dpt::even_bins<Bound>& bins, int* ids) {
+  const auto bin_of = dpt::make_numpy_bin_index<Value>(bins);
 #if DPT_HAVE_AVX512
   if (dpt::cpu::cpu_has_avx512()) {
     dpt::cpu::map_bins_avx512(values, n, bin_of, ids);
@@ -31,6 +31,10 @@ void map_bins_built_with_fma(const float* values, std::ptrdiff_t n, const dpt::e
 }
 
 void map_bins_built_with_fma(const double* values, std::ptrdiff_t n, const dpt::even_bins<double>& bins, int* ids) {
+  map_bins_with(values, n, bins, ids);
+}
+
+void map_bins_built_with_fma(const float* values, std::ptrdiff_t n, const dpt::even_bins<double>& bins, int* ids) {
   map_bins_with(values, n, bins, ids);
 }
 

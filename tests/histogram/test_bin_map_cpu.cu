@@ -26,46 +26,54 @@ namespace dpt::test {
 // numpy_bins_with_fma.cpp: the vector bin map built with -mfma -ffp-contract=fast where tests/CMakeLists.txt can
 void map_bins_built_with_fma(const float* values, std::ptrdiff_t n, const dpt::even_bins<float>& bins, int* ids);
 void map_bins_built_with_fma(const double* values, std::ptrdiff_t n, const dpt::even_bins<double>& bins, int* ids);
+void map_bins_built_with_fma(const float* values, std::ptrdiff_t n, const dpt::even_bins<double>& bins, int* ids);
 }  // namespace dpt::test
 
 namespace {
 
+// The value and bound types of a bin map.
+template <class V, class B>
+struct types {
+  using value = V;
+  using bound = B;
+};
+
 // Values that reach every branch of a bin map for `bin_of`: up to 4,000 edges, each with its neighbours one and two
 // ulps away; as many random values over the range and a tenth beyond each end; NaN, ±Inf, ±0, the smallest
-// subnormal and ±FLT_MAX. Shuffled, so that each kind meets every lane of a vector.
-template <class Real>
-std::vector<Real> bin_map_inputs(const dpt::numpy_bin_index<Real, Real>& bin_of, std::uint64_t seed) {
-  constexpr Real inf = std::numeric_limits<Real>::infinity();
-  std::vector<Real> values{std::numeric_limits<Real>::quiet_NaN(),
-                           inf,
-                           -inf,
-                           Real(0),
-                           -Real(0),
-                           std::numeric_limits<Real>::denorm_min(),
-                           std::numeric_limits<Real>::max(),
-                           -std::numeric_limits<Real>::max()};
+// subnormal and ±max. Shuffled, so that each kind meets every lane of a vector.
+template <class Value, class Bound>
+std::vector<Value> bin_map_inputs(const dpt::numpy_bin_index<Value, Bound>& bin_of, std::uint64_t seed) {
+  constexpr Value inf = std::numeric_limits<Value>::infinity();
+  std::vector<Value> values{std::numeric_limits<Value>::quiet_NaN(),
+                            inf,
+                            -inf,
+                            Value(0),
+                            -Value(0),
+                            std::numeric_limits<Value>::denorm_min(),
+                            std::numeric_limits<Value>::max(),
+                            -std::numeric_limits<Value>::max()};
   std::vector<int> edge_ids;
   for (int i = 0; i < bin_of.bins; i += 1 + bin_of.bins / 4000) edge_ids.push_back(i);
   edge_ids.push_back(bin_of.bins);
   for (const int i : edge_ids) {
-    const Real edge = bin_of.edge(i);
-    const Real down = std::nextafter(edge, -inf), up = std::nextafter(edge, inf);
-    for (const Real x : {std::nextafter(down, -inf), down, edge, up, std::nextafter(up, inf)}) values.push_back(x);
+    const Value edge = bin_of.edge(i);
+    const Value down = std::nextafter(edge, -inf), up = std::nextafter(edge, inf);
+    for (const Value x : {std::nextafter(down, -inf), down, edge, up, std::nextafter(up, inf)}) values.push_back(x);
   }
   std::mt19937_64 rng(seed);
-  const Real margin = (bin_of.hi - bin_of.lo) / 10;
-  std::uniform_real_distribution<Real> dist(bin_of.lo - margin, bin_of.hi + margin);
-  for (std::size_t i = 0, edges = values.size(); i < edges; ++i) values.push_back(dist(rng));
+  const double margin = (double(bin_of.hi) - double(bin_of.lo)) / 10;
+  std::uniform_real_distribution<double> range(double(bin_of.lo) - margin, double(bin_of.hi) + margin);
+  for (std::size_t i = 0, edges = values.size(); i < edges; ++i) values.push_back(static_cast<Value>(range(rng)));
   std::shuffle(values.begin(), values.end(), rng);
   return values;
 }
 
 // "equal", or the first position where got and numpy_bin_index disagree, with the value and both bins.
-template <class Real>
-std::string first_wrong_bin(const std::vector<Real>& values, std::ptrdiff_t begin, const std::vector<int>& got,
-                            const dpt::numpy_bin_index<Real, Real>& bin_of) {
+template <class Value, class Bound>
+std::string first_wrong_bin(const std::vector<Value>& values, std::ptrdiff_t begin, const std::vector<int>& got,
+                            const dpt::numpy_bin_index<Value, Bound>& bin_of) {
   for (std::size_t i = 0; i < got.size(); ++i) {
-    const Real x = values[begin + i];
+    const Value x = values[begin + i];
     if (got[i] != bin_of(x)) {
       std::ostringstream text;
       text.precision(17);
@@ -80,21 +88,26 @@ std::string first_wrong_bin(const std::vector<Real>& values, std::ptrdiff_t begi
 }  // namespace
 
 TEMPLATE_TEST_CASE("the vector bin map serves the histogram's values and ids on a CPU device system",
-                   "[histogram][bin_map]" DPT_BACKEND_TAG, float, double) {
+                   "[histogram][bin_map]" DPT_BACKEND_TAG, (types<float, float>), (types<double, double>),
+                   (types<float, double>)) {
+  using Value = typename TestType::value;
+  using Bound = typename TestType::bound;
   // a mismatch of types here would send every histogram to the one-value-at-a-time map, silently
-  using values_t = thrust::try_unwrap_contiguous_iterator_t<typename thrust::device_vector<TestType>::const_iterator>;
+  using values_t = thrust::try_unwrap_contiguous_iterator_t<typename thrust::device_vector<Value>::const_iterator>;
   using ids_t = thrust::try_unwrap_contiguous_iterator_t<
       decltype(std::declval<dpt::detail::temporary_array<int, std::decay_t<decltype(thrust::device)>>&>().begin())>;
-  STATIC_REQUIRE(dpt::cpu::can_map_bins_avx512_v<values_t, ids_t, dpt::numpy_bin_index<TestType, TestType>> ==
+  STATIC_REQUIRE(dpt::cpu::can_map_bins_avx512_v<values_t, ids_t, dpt::numpy_bin_index<Value, Bound>> ==
                  (DPT_HAVE_AVX512 && dpt::cpu::handles_device_system_v));
-  // mixed value and bound types keep the scalar map
-  STATIC_REQUIRE(!dpt::cpu::can_map_bins_avx512_v<const float*, int*, dpt::numpy_bin_index<float, double>>);
+  // double values with float bounds (NumPy compares them in double) and integer values keep the scalar map
+  STATIC_REQUIRE(!dpt::cpu::can_map_bins_avx512_v<const double*, int*, dpt::numpy_bin_index<double, float>>);
   STATIC_REQUIRE(!dpt::cpu::can_map_bins_avx512_v<const int*, int*, dpt::numpy_bin_index<int, double>>);
 }
 
 TEMPLATE_TEST_CASE("the CPU's vector bin map gives numpy_bin_index's bin for every value",
-                   "[histogram][bin_map]" DPT_BACKEND_TAG, float, double) {
-  using Real = TestType;
+                   "[histogram][bin_map]" DPT_BACKEND_TAG, (types<float, float>), (types<double, double>),
+                   (types<float, double>)) {
+  using Value = typename TestType::value;
+  using Bound = typename TestType::bound;
   if (!dpt::cpu::cpu_has_avx512()) WARN("this CPU has no AVX-512: the map checked here is the scalar one");
   // bins and ranges: the worked example's, uneven bounds, wide and narrow ranges, ranges 128 float ulps and 64
   // double ulps wide (the second is empty in float: NumPy widens it by 0.5 each way), subnormal bounds, and 2^20 + 1
@@ -112,8 +125,8 @@ TEMPLATE_TEST_CASE("the CPU's vector bin map gives numpy_bin_index's bin for eve
                                                                     {3, 1.0, 1.0000000000000142},
                                                                     {5, 1e-42, 1e-38},
                                                                     {7, -3e37, 3e37}}));
-  const auto bin_of = dpt::make_numpy_bin_index<Real>(dpt::even_bins<Real>{count, Real(lo), Real(hi)});
-  const dpt::even_bins<Real> spec{count, Real(lo), Real(hi)};
+  const dpt::even_bins<Bound> spec{count, Bound(lo), Bound(hi)};
+  const auto bin_of = dpt::make_numpy_bin_index<Value>(spec);
   const auto values = bin_map_inputs(bin_of, 7 + count);
   CAPTURE(count, lo, hi, values.size());
 

@@ -3,8 +3,8 @@
 //   values = [0.1, 0.7, NaN, 0.9, 1.4, 0.35]      K = 4 bins over [0, 1]
 //   ids    = [0,   2,   6,   3,   5,   1]         (slots K = 4 below, 5 above, 6 NaN)
 //
-// Float values with float bounds or double values with double bounds, through raw pointers, on a CPU with
-// AVX-512: blocks of vector steps (dpt/cpu/bin_map_avx512.hpp), one block per task. Anything else:
+// Float values with float or double bounds and double values with double bounds, through raw pointers, on a CPU
+// with AVX-512: blocks of vector steps (dpt/cpu/bin_map_avx512.hpp), one block per task. Anything else:
 // thrust::transform with numpy_bin_index.
 #pragma once
 
@@ -25,12 +25,15 @@ namespace dpt::cpu {
 inline constexpr std::ptrdiff_t map_bins_block_length = 16 * 1024;
 
 // One task of the parallel map: the values of one block.
-template <class Real>
-struct map_bins_block {
-  const Real* values;
+template <class BinIndex>
+struct map_bins_block;
+
+template <class Value, class Bound>
+struct map_bins_block<numpy_bin_index<Value, Bound>> {
+  const Value* values;
   int* ids;
   std::ptrdiff_t n;
-  numpy_bin_index<Real, Real> bin_of;
+  numpy_bin_index<Value, Bound> bin_of;
   void operator()(std::ptrdiff_t block) const {
 #if DPT_HAVE_AVX512
     const std::ptrdiff_t begin = block * map_bins_block_length;
@@ -52,11 +55,10 @@ void map_bins(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, 
   if constexpr (can_map_bins_avx512_v<values_t, ids_t, BinIndex>) {
     if (cpu_has_avx512()) {
       const std::ptrdiff_t blocks = (n + map_bins_block_length - 1) / map_bins_block_length;
-      using real = std::remove_cv_t<std::remove_pointer_t<values_t>>;
       // map: every value to its bin id (or to a dropped slot), a block of vector steps per task
       thrust::for_each_n(exec, thrust::counting_iterator<std::ptrdiff_t>(0), blocks,
-                         map_bins_block<real>{thrust::try_unwrap_contiguous_iterator(first),
-                                              thrust::try_unwrap_contiguous_iterator(ids), n, bin_of});
+                         map_bins_block<BinIndex>{thrust::try_unwrap_contiguous_iterator(first),
+                                                  thrust::try_unwrap_contiguous_iterator(ids), n, bin_of});
       return;
     }
   }
