@@ -1,15 +1,18 @@
-// Sort family: uniformly random 32-bit keys sorted by thrust::sort on the build's device system (a radix sort
-// on CUDA, a parallel merge sort on OMP/TBB), by dpt::sort (on the CPU systems Highway's vqsort on every core, then
-// a parallel merge: dpt/cpu/sort.hpp; on CUDA the same thrust::sort), on CPU builds by the CPU backend's radix sort
-// (dpt/cpu/radix_sort.hpp), std::sort on one core and tbb::parallel_sort on every core (a parallel comparison
-// sort), and on the GPU by cub::DeviceRadixSort. The grid's sort — random 32-bit cells with the particle ids riding
-// along, stably — by thrust::stable_sort_by_key and dpt::stable_sort_by_key (on the CPU systems the radix sort), and
-// on CPU builds by the backend's vqsort and merges. Each iteration sorts a fresh copy of the same keys; only the sort
-// is timed. Every variant is checked before it is timed (checked in bench.hpp): its keys must come out in order and be
-// the same keys (and the ids each at its own cell, ascending within a cell). Bytes are effective bytes, the problem's
-// input and output (one read and one write of the keys, 8n; of keys and ids, 16n), the same for every variant; a sort
-// makes several passes and moves more, so copy_fraction says how many copies' time a sort costs, not how close it comes
-// to the memory bus. The keys are unsigned: CCCL 3.0.1's CPU sorts put negative int keys out of order
+// Sort family: uniformly random 32-bit keys sorted by thrust::sort on the build's device system (a radix sort on
+// CUDA, a parallel merge sort on OMP/TBB), by dpt::sort (on the CPU systems the CPU backend's radix sort for 32-bit
+// keys from 2^23 on, below that Highway's vqsort on every core and a parallel merge: dpt/cpu/sort.hpp; on CUDA the
+// same thrust::sort), on CPU builds by the radix sort at every size (dpt/cpu/radix_sort.hpp), std::sort on one core
+// and tbb::parallel_sort on every core (a parallel comparison sort), and on the GPU by cub::DeviceRadixSort. The
+// grid's sort — random 32-bit cells with the particle ids riding along, stably — by thrust::stable_sort_by_key and
+// dpt::stable_sort_by_key (on the CPU systems the radix sort), and on CPU builds by the backend's vqsort and merges.
+// Thrust's and dpt's sorts run twice: on thrust::device, which allocates each call's scratch inside the timed call,
+// and through a dpt::context (the _context variants), whose pool keeps it from the checked call on, so that neither
+// side's time includes an allocation. Each iteration sorts a fresh copy of the same keys; only the sort is timed.
+// Every variant is checked before it is timed (checked in bench.hpp): its keys must come out in order and be the
+// same keys (and the ids each at its own cell, ascending within a cell). Bytes are effective bytes, the problem's
+// input and output (one read and one write of the keys, 8n; of keys and ids, 16n), the same for every variant; a
+// sort makes several passes and moves more, so copy_fraction says how many copies' time a sort costs, not how close
+// it comes to the memory bus. The keys are unsigned: CCCL 3.0.1's CPU sorts put negative int keys out of order
 // (NVIDIA/cccl#4919; this benchmark's check caught it), so an int sort there would time a wrong answer.
 #include "bench_support/bench.hpp"
 
@@ -20,7 +23,9 @@
 #include <thrust/execution_policy.h>
 #include <thrust/sequence.h>
 #include <thrust/sort.h>
+#include <type_traits>
 
+#include <dpt/context.hpp>
 #include <dpt/sort.hpp>
 
 #if DPT_BENCH_GPU
@@ -83,44 +88,69 @@ void register_benchmarks() {
   // std::sort at 2^28 takes about a minute per iteration on two cores; sorts stop at 2^26.
   for (const auto n : sizes(26)) {
     const double bytes = 2.0 * sizeof(key) * n;
-    // Sorts of device vectors on the build's device system: `sort(first, last)`.
-    const auto add_device_sort = [n, bytes](const char* name, auto sort) {
+    // Sorts of device vectors on the build's device system: `sort(policy, first, last)`, the policy thrust::device
+    // (scratch allocated and freed inside each timed call, as a bare call does) or, with `Pooled`, a dpt::context's
+    // (its pool keeps the scratch from the checked call on: no allocation in the timed region; on CUDA no
+    // synchronisation after each call either, the timing waits for the device).
+    const auto add_device_sort = [n, bytes](const char* name, auto sort, auto pooled) {
       add(name, n, [n, bytes, sort](benchmark::State& state) {
         const auto host_keys = random_keys(n);
         const thrust::device_vector<key> unsorted(host_keys.begin(), host_keys.end());
         thrust::device_vector<key> keys(n);
+        dpt::context context;
         const auto restore = [&] { thrust::copy(unsorted.begin(), unsorted.end(), keys.begin()); };
-        const auto op = [&] { sort(keys.begin(), keys.end()); };
+        const auto op = [&] {
+          if constexpr (decltype(pooled)::value) {
+            sort(context.policy(), keys.begin(), keys.end());
+          } else {
+            sort(thrust::device, keys.begin(), keys.end());
+          }
+        };
         measure_in_place(
             state, where::device, n, bytes, restore, op, [&] { return sorts(host_keys, on_host(keys)); }, sort_error);
       });
     };
-    add_device_sort("sort/thrust", [](auto first, auto last) { thrust::sort(thrust::device, first, last); });
-    add_device_sort("sort/dpt", [](auto first, auto last) { dpt::sort(thrust::device, first, last); });
+    const auto thrust_sort = [](auto policy, auto first, auto last) { thrust::sort(policy, first, last); };
+    const auto dpt_sort = [](auto policy, auto first, auto last) { dpt::sort(policy, first, last); };
+    add_device_sort("sort/thrust", thrust_sort, std::false_type{});
+    add_device_sort("sort/dpt", dpt_sort, std::false_type{});
+    add_device_sort("sort/thrust_context", thrust_sort, std::true_type{});
+    add_device_sort("sort/dpt_context", dpt_sort, std::true_type{});
 
     // The grid's sort (dpt/grid.hpp): random cells, with the particle ids 0, 1, …, n − 1 riding along, stably.
     // Effective bytes: one read and one write of both arrays.
-    const auto add_sort_by_key = [n](const char* name, auto sort) {
+    const auto add_sort_by_key = [n](const char* name, auto sort, auto pooled) {
       add(name, n, [n, sort](benchmark::State& state) {
         const auto host_cells = random_keys(n);
         const thrust::device_vector<key> unsorted(host_cells.begin(), host_cells.end());
         thrust::device_vector<key> cells(n), particles(n);
+        dpt::context context;
         const auto restore = [&] {
           thrust::copy(unsorted.begin(), unsorted.end(), cells.begin());
           thrust::sequence(particles.begin(), particles.end());
         };
-        const auto op = [&] { sort(cells.begin(), cells.end(), particles.begin()); };
+        const auto op = [&] {
+          if constexpr (decltype(pooled)::value) {
+            sort(context.policy(), cells.begin(), cells.end(), particles.begin());
+          } else {
+            sort(thrust::device, cells.begin(), cells.end(), particles.begin());
+          }
+        };
         measure_in_place(
             state, where::device, n, 4.0 * sizeof(key) * n, restore, op,
             [&] { return sorts_by_cell(host_cells, on_host(cells), on_host(particles)); }, sort_by_key_error);
       });
     };
-    add_sort_by_key("sort_by_key/thrust", [](auto keys_first, auto keys_last, auto values_first) {
-      thrust::stable_sort_by_key(thrust::device, keys_first, keys_last, values_first);
-    });
-    add_sort_by_key("sort_by_key/dpt", [](auto keys_first, auto keys_last, auto values_first) {
-      dpt::stable_sort_by_key(thrust::device, keys_first, keys_last, values_first);
-    });
+    const auto thrust_sort_by_key = [](auto policy, auto keys_first, auto keys_last, auto values_first) {
+      thrust::stable_sort_by_key(policy, keys_first, keys_last, values_first);
+    };
+    const auto dpt_sort_by_key = [](auto policy, auto keys_first, auto keys_last, auto values_first) {
+      dpt::stable_sort_by_key(policy, keys_first, keys_last, values_first);
+    };
+    add_sort_by_key("sort_by_key/thrust", thrust_sort_by_key, std::false_type{});
+    add_sort_by_key("sort_by_key/dpt", dpt_sort_by_key, std::false_type{});
+    add_sort_by_key("sort_by_key/thrust_context", thrust_sort_by_key, std::true_type{});
+    add_sort_by_key("sort_by_key/dpt_context", dpt_sort_by_key, std::true_type{});
 #if !DPT_BENCH_GPU
     // The two host sorts: keys in a std::vector, sorted in place by `sort`.
     const auto add_host_sort = [n, bytes](const char* name, auto sort) {
@@ -136,13 +166,19 @@ void register_benchmarks() {
 #  if DPT_CPU_SORT
     // The CPU backend's other method for each (dpt::sort's default is vqsort and merges, stable_sort_by_key's the
     // radix sort): both sides of the choice in dpt/cpu/sort.hpp, measured side by side.
-    add_device_sort("sort/dpt_radix", [](auto first, auto last) {
-      dpt::cpu::sort(thrust::device, first, last, {{}, 0, dpt::cpu::sort_method::radix});
-    });
-    add_sort_by_key("sort_by_key/dpt_vqsort", [](auto keys_first, auto keys_last, auto values_first) {
-      dpt::cpu::stable_sort_by_key(thrust::device, keys_first, keys_last, values_first,
-                                   {{}, 0, dpt::cpu::sort_method::vqsort_merge});
-    });
+    add_device_sort(
+        "sort/dpt_radix",
+        [](auto policy, auto first, auto last) {
+          dpt::cpu::sort(policy, first, last, {{}, 0, dpt::cpu::sort_method::radix});
+        },
+        std::false_type{});
+    add_sort_by_key(
+        "sort_by_key/dpt_vqsort",
+        [](auto policy, auto keys_first, auto keys_last, auto values_first) {
+          dpt::cpu::stable_sort_by_key(policy, keys_first, keys_last, values_first,
+                                       {{}, 0, dpt::cpu::sort_method::vqsort_merge});
+        },
+        std::false_type{});
 #  endif
     add_host_sort("sort/std_sort", [](auto first, auto last) { std::sort(first, last); });
     add_host_sort("sort/tbb_parallel_sort", [](auto first, auto last) { tbb::parallel_sort(first, last); });

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include <dpt/config.hpp>
+#include <dpt/context.hpp>
 #include <dpt/grid.hpp>
 #include <dpt/mpi/communicator.hpp>
 #include <dpt/mpi/grid.hpp>
@@ -76,11 +77,12 @@ int run_grid_across_ranks(const grid_options& o, const dpt::mpi::communicator& c
   // the grid across the ranks, timed barrier to barrier; a particle without a cell is every rank's error, and
   // rank 0 names its line
   dpt::mpi::grid_block block;
+  dpt::context context;
   double ms = 0;
   together(comm, [&] {
     rejecting_bad_input(setup.source, [&] {
       ms = ms_between_barriers(comm, [&] {
-        block = dpt::mpi::build_grid(comm, thrust::device, setup.grid, positions, slices.size(comm.rank()),
+        block = dpt::mpi::build_grid(comm, context.policy(), setup.grid, positions, slices.size(comm.rank()),
                                      slices.start(comm.rank()), setup.outside,
                                      o.radius ? std::optional<Real>(setup.radius) : std::nullopt);
       });

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <dpt/config.hpp>
+#include <dpt/context.hpp>
 #include <dpt/grid.hpp>
 #include <dpt/grid_neighbors.hpp>
 #include <dpt/grid_solutions.hpp>
@@ -88,19 +89,20 @@ struct cell_sorted_particles {
 
 // The lecture's solution 5, one stage at a time.
 template <int Dim, class Real, class Positions>
-cell_sorted_particles sort_into_cells(const dpt::uniform_grid<Dim, Real>& grid, Positions positions,
-                                      const particle_source& source, dpt::out_of_domain outside) {
+cell_sorted_particles sort_into_cells(dpt::context& context, const dpt::uniform_grid<Dim, Real>& grid,
+                                      Positions positions, const particle_source& source, dpt::out_of_domain outside) {
   const auto n = static_cast<std::ptrdiff_t>(source.size());
   cell_sorted_particles s{thrust::device_vector<index_type>(n), thrust::device_vector<index_type>(n),
                           thrust::device_vector<index_type>(grid.cell_count()),
                           thrust::device_vector<index_type>(grid.cell_count())};
   s.map_ms = rejecting_bad_input(source, [&] {
-    return time_ms([&] { dpt::map_particles_to_cells(thrust::device, grid, positions, n, s.cells.begin(), outside); });
+    return time_ms(
+        [&] { dpt::map_particles_to_cells(context.policy(), grid, positions, n, s.cells.begin(), outside); });
   });
   s.sort_ms = time_ms(
-      [&] { dpt::sort_particles_by_cell(thrust::device, s.cells.begin(), s.cells.end(), s.particles.begin()); });
+      [&] { dpt::sort_particles_by_cell(context.policy(), s.cells.begin(), s.cells.end(), s.particles.begin()); });
   s.boundary_ms = time_ms([&] {
-    dpt::find_cell_boundaries(thrust::device, s.cells.begin(), s.cells.end(), grid.cell_count(), s.start.begin(),
+    dpt::find_cell_boundaries(context.policy(), s.cells.begin(), s.cells.end(), grid.cell_count(), s.start.begin(),
                               s.end.begin());
   });
   return s;
@@ -109,9 +111,9 @@ cell_sorted_particles sort_into_cells(const dpt::uniform_grid<Dim, Real>& grid, 
 // The solutions of --solution, each timed and compared in canonical form with solution 5's cell lists; returns
 // what differs.
 template <int Dim, class Real, class Positions>
-std::vector<std::string> compare_solutions(const grid_options& o, const dpt::uniform_grid<Dim, Real>& grid,
-                                           Positions positions, const particle_source& source,
-                                           dpt::out_of_domain outside) {
+std::vector<std::string> compare_solutions(dpt::context& context, const grid_options& o,
+                                           const dpt::uniform_grid<Dim, Real>& grid, Positions positions,
+                                           const particle_source& source, dpt::out_of_domain outside) {
   std::vector<std::string> failures;
   if (o.solutions.empty()) return failures;
   const auto n = static_cast<std::ptrdiff_t>(source.size());
@@ -119,7 +121,7 @@ std::vector<std::string> compare_solutions(const grid_options& o, const dpt::uni
   std::printf("\nsolutions (cell -> particle lists):\n");
   thrust::device_vector<index_type> reference_offsets(cell_count + 1), reference_ids(n);
   rejecting_bad_input(source, [&] {
-    dpt::bin_particles_sort(thrust::device, grid, positions, n, reference_offsets.begin(), reference_ids.begin(),
+    dpt::bin_particles_sort(context.policy(), grid, positions, n, reference_offsets.begin(), reference_ids.begin(),
                             outside);
   });
   for (const int s : o.solutions) {
@@ -132,10 +134,10 @@ std::vector<std::string> compare_solutions(const grid_options& o, const dpt::uni
     thrust::device_vector<index_type> offsets(cell_count + 1), ids(n);
     const double ms = rejecting_bad_input(source, [&] {
       return time_ms([&] {
-        dpt::bin_particles(thrust::device, solution, grid, positions, n, offsets.begin(), ids.begin(), outside);
+        dpt::bin_particles(context.policy(), solution, grid, positions, n, offsets.begin(), ids.begin(), outside);
       });
     });
-    dpt::sort_within_cells(thrust::device, offsets.begin(), cell_count, ids.begin(), ids.end());
+    dpt::sort_within_cells(context.policy(), offsets.begin(), cell_count, ids.begin(), ids.end());
     const bool same = offsets == reference_offsets && ids == reference_ids;
     std::printf("  %-26s %10.3f ms   %s\n", dpt::name(solution), ms,
                 same ? "same cell lists as solution 5" : "DIFFERENT cell lists from solution 5");
@@ -157,14 +159,15 @@ int run(const grid_options& o) {
   dpt::app::print_run_header(o, setup, "");
 
   const device_particles<Dim, Real> particles(source);
-  cell_sorted_particles sorted = sort_into_cells(grid, particles.positions(), source, outside);
+  dpt::context context;  // scratch kept from stage to stage; on CUDA the stages queue without waiting (time_ms waits)
+  cell_sorted_particles sorted = sort_into_cells(context, grid, particles.positions(), source, outside);
   thrust::device_vector<index_type> neighbor_counts;
   double query_ms = 0;
   if (o.radius) {
     neighbor_counts.resize(n);
     query_ms = rejecting_bad_input(source, [&] {
       return time_ms([&] {
-        dpt::count_neighbors(thrust::device, grid, particles.positions(), sorted.view(), radius,
+        dpt::count_neighbors(context.policy(), grid, particles.positions(), sorted.view(), radius,
                              neighbor_counts.begin());
       });
     });
@@ -192,7 +195,7 @@ int run(const grid_options& o) {
                 n ? thrust::reduce(thrust::device, neighbor_counts.begin(), neighbor_counts.end(), 0.0) / n : 0.0);
   }
 
-  std::vector<std::string> failures = compare_solutions(o, grid, particles.positions(), source, outside);
+  std::vector<std::string> failures = compare_solutions(context, o, grid, particles.positions(), source, outside);
   const std::vector<index_type> host_neighbor_counts = o.radius ? to_host(neighbor_counts) : std::vector<index_type>();
   const std::vector<index_type> particle_cell =
       o.check || files.png ? sorted.cell_of_each_particle() : std::vector<index_type>();

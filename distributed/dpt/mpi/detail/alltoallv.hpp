@@ -11,6 +11,12 @@
 
 #include <dpt/mpi/communicator.hpp>
 
+#if DPT_CUDA_DEVICE_SYSTEM
+#  include <cuda_runtime_api.h>
+
+#  include <dpt/detail/cuda_check.hpp>
+#endif
+
 namespace dpt::mpi::detail {
 
 // The host copies a staged exchange goes through, kept by a caller that exchanges again (a plan) so that they are
@@ -47,6 +53,11 @@ void alltoallv(const communicator& comm, const T* send, const std::vector<int>& 
           "MPI_Alltoallv");
   };
   if (comm.path() == exchange_path::in_place) {
+#if DPT_CUDA_DEVICE_SYSTEM
+    // a CUDA-aware MPI reads and writes device memory on streams of its own, which do not wait for the kernels that
+    // wrote `send` (a dpt::context's calls return before their work is done) nor for those still reading `receive`
+    dpt::detail::cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (before MPI_Alltoallv)");
+#endif
     exchange(send, receive);
     return;
   }
