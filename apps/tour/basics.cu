@@ -13,6 +13,7 @@
 #include <dpt/group_by_key.hpp>
 #include <dpt/segmented_scan.hpp>
 #include "tour/example.hpp"
+#include "tour/to_host.hpp"
 
 namespace dpt::tour {
 namespace {
@@ -24,11 +25,6 @@ struct add_ten {
 struct is_even {
   DPT_HOST_DEVICE bool operator()(int x) const { return x % 2 == 0; }
 };
-
-template <class T>
-thrust::host_vector<T> to_host(const thrust::device_vector<T>& d) {
-  return d;
-}
 
 // "[[0, 1], [0], [0, 1, 3, 6]]" from a flat sequence and its head flags.
 template <class T>

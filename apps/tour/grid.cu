@@ -9,16 +9,9 @@
 #include <dpt/grid_neighbors.hpp>
 #include <dpt/grid_solutions.hpp>
 #include "tour/example.hpp"
+#include "tour/to_host.hpp"
 
 namespace dpt::tour {
-namespace {
-
-template <class T>
-thrust::host_vector<T> to_host(const thrust::device_vector<T>& d) {
-  return d;
-}
-
-}  // namespace
 
 chapter grid_chapter() {
   const std::vector<double> x{2.5, 0.5, 3.5, 2.2, 0.7, 1.2}, y{1.5, 0.5, 3.5, 1.8, 3.2, 0.4};

@@ -19,14 +19,10 @@
 #include <dpt/histogram.hpp>
 #include <dpt/scatter_reduce.hpp>
 #include "tour/example.hpp"
+#include "tour/to_host.hpp"
 
 namespace dpt::tour {
 namespace {
-
-template <class T>
-thrust::host_vector<T> to_host(const thrust::device_vector<T>& d) {
-  return d;
-}
 
 // "[2, 2, 0, 3], 1 dropped"
 std::string show_histogram(const thrust::device_vector<long long>& counts, const dpt::histogram_result& r) {

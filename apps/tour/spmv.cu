@@ -13,14 +13,10 @@
 #include <dpt/coo_to_csr.hpp>
 #include <dpt/spmv.hpp>
 #include "tour/example.hpp"
+#include "tour/to_host.hpp"
 
 namespace dpt::tour {
 namespace {
-
-template <class T>
-thrust::host_vector<T> to_host(const thrust::device_vector<T>& d) {
-  return d;
-}
 
 struct multiply {
   DPT_HOST_DEVICE int operator()(int a, int b) const { return a * b; }

@@ -18,16 +18,17 @@ namespace {
 
 using dpt::grid_solution;
 
-struct cell_lists {
+// Each cell's list as a solution writes it: where each cell's ids start, and the ids.
+struct offsets_and_ids {
   std::vector<std::int64_t> offsets;
   std::vector<int> ids;
 };
 
 // The cell lists as the solution leaves them, in outputs that start out all −1; `canonical`: each list sorted.
 template <int Dim, class Real>
-cell_lists run_solution(grid_solution solution, const dpt::uniform_grid<Dim, Real>& grid,
-                        const dpt::test::host_particles<Dim, Real>& p,
-                        dpt::out_of_domain outside = dpt::out_of_domain::error, bool canonical = true) {
+offsets_and_ids run_solution(grid_solution solution, const dpt::uniform_grid<Dim, Real>& grid,
+                             const dpt::test::host_particles<Dim, Real>& p,
+                             dpt::out_of_domain outside = dpt::out_of_domain::error, bool canonical = true) {
   const dpt::test::device_particles<Dim, Real> d(p);
   thrust::device_vector<std::int64_t> offsets(grid.cell_count() + 1, -1);
   thrust::device_vector<int> ids(p.size(), -1);
@@ -38,8 +39,8 @@ cell_lists run_solution(grid_solution solution, const dpt::uniform_grid<Dim, Rea
 
 // The outputs of a solution that throws: still all −1 when nothing was written.
 template <int Dim, class Real>
-cell_lists outputs_after_error(grid_solution solution, const dpt::uniform_grid<Dim, Real>& grid,
-                               const dpt::test::host_particles<Dim, Real>& p, std::ptrdiff_t expected_particle) {
+offsets_and_ids outputs_after_error(grid_solution solution, const dpt::uniform_grid<Dim, Real>& grid,
+                                    const dpt::test::host_particles<Dim, Real>& p, std::ptrdiff_t expected_particle) {
   const dpt::test::device_particles<Dim, Real> d(p);
   thrust::device_vector<std::int64_t> offsets(grid.cell_count() + 1, -1);
   thrust::device_vector<int> ids(p.size(), -1);
@@ -53,8 +54,8 @@ cell_lists outputs_after_error(grid_solution solution, const dpt::uniform_grid<D
 }
 
 // The reference in the same compressed form: counts, their running sum, ids in ascending order per cell.
-cell_lists reference_cell_lists(const std::vector<std::int64_t>& cells, std::int64_t cell_count) {
-  cell_lists expected{std::vector<std::int64_t>(cell_count + 1, 0), {}};
+offsets_and_ids reference_cell_lists(const std::vector<std::int64_t>& cells, std::int64_t cell_count) {
+  offsets_and_ids expected{std::vector<std::int64_t>(cell_count + 1, 0), {}};
   for (const auto c : cells) ++expected.offsets[c + 1];
   for (std::int64_t c = 0; c < cell_count; ++c) expected.offsets[c + 1] += expected.offsets[c];
   expected.ids.resize(cells.size());

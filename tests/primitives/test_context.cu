@@ -33,7 +33,7 @@ static_assert(std::is_base_of_v<thrust::cuda_cub::execute_on_stream_nosync_base<
 
 namespace {
 
-struct is_odd {
+struct is_odd_int64 {
   DPT_HOST_DEVICE bool operator()(std::int64_t x) const { return x % 2 != 0; }
 };
 
@@ -42,7 +42,7 @@ struct references {
   std::vector<std::int64_t> sums, odd, sorted;
   explicit references(const std::vector<std::int64_t>& values) : sums(values.size()), sorted(values) {
     std::partial_sum(values.begin(), values.end(), sums.begin());
-    std::copy_if(values.begin(), values.end(), std::back_inserter(odd), is_odd{});
+    std::copy_if(values.begin(), values.end(), std::back_inserter(odd), is_odd_int64{});
     std::sort(sorted.begin(), sorted.end());
   }
 };
@@ -54,7 +54,7 @@ void check_calls_through(Context& context, const std::vector<std::int64_t>& valu
   thrust::device_vector<std::int64_t> sums(values.size()), odd(values.size()), sorted(in);
   // scan, compact and sort queued one after another; the host waits only for compact's count
   dpt::inclusive_scan(context.policy(), in.begin(), in.end(), sums.begin());
-  const auto odd_end = dpt::compact(context.policy(), in.begin(), in.end(), odd.begin(), is_odd{});
+  const auto odd_end = dpt::compact(context.policy(), in.begin(), in.end(), odd.begin(), is_odd_int64{});
   dpt::sort(context.policy(), sorted.begin(), sorted.end());
   REQUIRE(std::vector<std::int64_t>(sums.begin(), sums.end()) == expected.sums);
   REQUIRE(std::vector<std::int64_t>(odd.begin(), odd_end) == expected.odd);

@@ -37,17 +37,17 @@ triplets random_triplets(std::size_t n, std::int64_t rows, std::int64_t cols, bo
   return t;
 }
 
-struct host_csr {
+struct csr_arrays {
   std::vector<std::int64_t> offsets, columns;
   std::vector<double> values;
-  bool operator==(const host_csr& o) const {
+  bool operator==(const csr_arrays& o) const {
     return offsets == o.offsets && columns == o.columns && values == o.values;
   }
 };
 
 // CSR read off the ordered map: rows in order, columns ascending, one entry per position.
-host_csr csr_from_map(const dpt::test::sparse_map& entries, std::int64_t rows) {
-  host_csr csr{std::vector<std::int64_t>(static_cast<std::size_t>(rows) + 1, 0), {}, {}};
+csr_arrays csr_from_map(const dpt::test::sparse_map& entries, std::int64_t rows) {
+  csr_arrays csr{std::vector<std::int64_t>(static_cast<std::size_t>(rows) + 1, 0), {}, {}};
   for (const auto& [position, value] : entries) {
     ++csr.offsets[static_cast<std::size_t>(position.first) + 1];
     csr.columns.push_back(position.second);
@@ -58,7 +58,7 @@ host_csr csr_from_map(const dpt::test::sparse_map& entries, std::int64_t rows) {
 }
 
 template <class Index>
-host_csr device_coo_to_csr(const triplets& t, dpt::mtx::symmetry kind) {
+csr_arrays device_coo_to_csr(const triplets& t, dpt::mtx::symmetry kind) {
   thrust::device_vector<Index> rows(t.row.begin(), t.row.end()), cols(t.col.begin(), t.col.end());
   thrust::device_vector<double> values(t.value.begin(), t.value.end());
   if (kind != dpt::mtx::symmetry::general) {
