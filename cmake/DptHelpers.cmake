@@ -31,13 +31,12 @@ function(dpt_compile_cu_sources target)
   endif()
 endfunction()
 
-# With DPT_UNITY_BUILD on a CPU device system, TARGET's `.cu` files are compiled in batches of up to
-# DPT_UNITY_BATCH_SIZE, each batch one C++ file that includes them in the order listed (the `.cu` files stay in the
-# target as headers). A batch parses the Thrust headers and compiles the instantiations its files share once; batches
-# rather than one file per target keep both cores busy to the end of a build. The CUDA builds compile every `.cu`
-# file on its own (scripts/run-tests compiles the cuda-check preset), which keeps each of them self-contained.
+# With DPT_UNITY_BUILD, TARGET's `.cu` files are compiled in batches of up to DPT_UNITY_BATCH_SIZE, each batch one
+# generated file that includes them in the order listed (the `.cu` files stay in the target as headers): C++ on a
+# CPU device system, CUDA under nvcc. A batch parses the Thrust headers and compiles the instantiations its files
+# share once; batches rather than one file per target keep both cores busy to the end of a build.
 function(dpt_unify_cu_sources target)
-  if(DPT_CUDA OR NOT DPT_UNITY_BUILD)
+  if(NOT DPT_UNITY_BUILD)
     return()
   endif()
   get_target_property(sources ${target} SOURCES)
@@ -47,6 +46,10 @@ function(dpt_unify_cu_sources target)
     return()
   endif()
   set_source_files_properties(${sources} TARGET_DIRECTORY ${target} PROPERTIES HEADER_FILE_ONLY ON)
+  set(extension cpp)
+  if(DPT_CUDA)
+    set(extension cu)
+  endif()
   math(EXPR batches "(${count} + ${DPT_UNITY_BATCH_SIZE} - 1) / ${DPT_UNITY_BATCH_SIZE}")
   math(EXPR last "${batches} - 1")
   foreach(batch RANGE ${last})
@@ -60,7 +63,7 @@ function(dpt_unify_cu_sources target)
       string(APPEND includes "#include \"${path}\"\n")
       math(EXPR first "${first} + 1")
     endwhile()
-    set(unity "${CMAKE_CURRENT_BINARY_DIR}/${target}_unity_${batch}.cpp")
+    set(unity "${CMAKE_CURRENT_BINARY_DIR}/${target}_unity_${batch}.${extension}")
     file(CONFIGURE OUTPUT "${unity}" CONTENT "${includes}" @ONLY)
     target_sources(${target} PRIVATE "${unity}")
   endforeach()
