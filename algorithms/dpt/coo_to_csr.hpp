@@ -79,7 +79,7 @@ struct is_nonzero_diagonal {
 // Writes the n stored entries followed by the mirror image of every off-diagonal one to the three outputs
 // (capacity 2n each) and returns how many entries it wrote: n plus the number of off-diagonal entries.
 // Throws std::invalid_argument for a skew-symmetric matrix with a non-zero diagonal entry (a(i, i) = −a(i, i)
-// forces 0). Scratch: one std::ptrdiff_t per entry (the compaction's positions).
+// forces 0). Scratch: the compaction's (dpt::compact_temporary_bytes).
 template <class DerivedPolicy, class RowIt, class ColIt, class ValueIt, class RowOutIt, class ColOutIt,
           class ValueOutIt>
 std::ptrdiff_t expand_symmetric(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, RowIt rows_first,

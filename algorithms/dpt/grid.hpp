@@ -81,6 +81,7 @@ struct uniform_grid {
     return static_cast<int>(clamped);
   }
 
+  // The number of cells, for a grid that validate_grid accepts (the product of the axes then fits the cell ids).
   std::int64_t cell_count() const {
     std::int64_t count = 1;
     for (int a = 0; a < Dim; ++a) count *= cells[a];
@@ -166,8 +167,10 @@ void validate_grid(const uniform_grid<Dim, Real>& grid) {
     cells *= grid.cells[a];
   }
   if (cells >= static_cast<double>(::cuda::std::numeric_limits<Cell>::max())) {
-    throw std::invalid_argument("grid: " + std::to_string(grid.cell_count()) +
-                                " cells are too many for its cell id type");
+    std::string dims;
+    for (int a = 0; a < Dim; ++a) dims += (a ? " x " : "") + std::to_string(grid.cells[a]);
+    throw std::invalid_argument("grid: " + dims + " cells are too many for its cell id type (fewer than " +
+                                std::to_string(::cuda::std::numeric_limits<Cell>::max()) + ")");
   }
 }
 

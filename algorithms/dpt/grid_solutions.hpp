@@ -309,6 +309,8 @@ void bin_particles_sort(const thrust::detail::execution_policy_base<DerivedPolic
                         const uniform_grid<Dim, Real>& grid, soa_positions<Dim, CoordIt> positions, std::ptrdiff_t n,
                         OffsetIt offsets_out, IdIt ids_out, out_of_domain outside = out_of_domain::error) {
   using offset_type = ::cuda::std::iter_value_t<OffsetIt>;
+  // a bad grid is an error before its cells are counted and allocated
+  detail::validate_grid<detail::binning_cell>(grid);
   const auto cells = grid.cell_count();
   detail::temporary_array<detail::binning_cell, DerivedPolicy> sorted_cells(exec, n);
   detail::temporary_array<offset_type, DerivedPolicy> cell_start(exec, cells), cell_end(exec, cells);

@@ -14,7 +14,9 @@
 // of them); others go to Thrust's sort on every system.
 //
 // Floating-point keys are ordered −NaN < −∞ < … < −0.0 < +0.0 < … < +∞ < +NaN on the CPU systems (a valid order for
-// `<` whenever no key is NaN); a stable sort by key treats −0.0 and +0.0 as one key, as `<` does.
+// `<` whenever no key is NaN); a stable sort by key treats −0.0 and +0.0 as one key, as `<` does. Where Thrust
+// sorts for a CPU policy, int and floating-point keys are compared in that order (detail::sort_order_less): its
+// radix sort would misorder negative int keys and split the two zeros (dpt/detail/sortable_key.hpp).
 #pragma once
 
 #include <cstddef>
@@ -32,6 +34,11 @@
 
 namespace dpt {
 namespace detail {
+
+// True when Thrust, sorting these keys for this policy, needs sort_order_less to put them in dpt's order.
+template <class DerivedPolicy, class Key>
+inline constexpr bool needs_sort_order_v =
+    is_cpu_policy_v<DerivedPolicy> ? key_encoding_v<Key, DerivedPolicy> != key_encoding::as_is : false;
 
 // True when dpt's CPU backend sorts these keys (and values, unless Value is void) under this policy. Calls into
 // dpt::cpu stand under #if DPT_CPU_SORT: the CUDA build has no CPU sort to name.
@@ -63,8 +70,14 @@ void sort(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, Rand
   } else
 #endif
   {
-    // one sort on the device system
-    thrust::sort(exec, first, last);
+    using key_type = ::cuda::std::iter_value_t<RandomIt>;
+    if constexpr (std::is_integral_v<key_type> && detail::needs_sort_order_v<DerivedPolicy, key_type>) {
+      // one sort on the device system, compared rather than radix-sorted
+      thrust::sort(exec, first, last, detail::sort_order_less<key_type>{});
+    } else {
+      // one sort on the device system
+      thrust::sort(exec, first, last);
+    }
   }
 }
 
@@ -83,8 +96,14 @@ void stable_sort_by_key(const thrust::detail::execution_policy_base<DerivedPolic
     }
   }
 #endif
-  // one stable sort on the device system
-  thrust::stable_sort_by_key(exec, keys_first, keys_last, values_first);
+  using key_type = ::cuda::std::iter_value_t<KeyIt>;
+  if constexpr (detail::needs_sort_order_v<DerivedPolicy, key_type>) {
+    // one stable sort on the device system, compared rather than radix-sorted
+    thrust::stable_sort_by_key(exec, keys_first, keys_last, values_first, detail::sort_order_less<key_type>{});
+  } else {
+    // one stable sort on the device system
+    thrust::stable_sort_by_key(exec, keys_first, keys_last, values_first);
+  }
 }
 
 // An upper bound on the bytes sort (Item = detail::no_items) or stable_sort_by_key (values of type Item) of n keys

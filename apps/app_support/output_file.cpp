@@ -1,5 +1,6 @@
 #include "app_support/output_file.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
@@ -148,8 +149,9 @@ void refuse_replacing_an_input(const named_path& output, const std::string& targ
 }
 
 // Removes the temporaries `NAME.partial-PID-N` beside `target` whose process is gone: left by a run that SIGKILL
-// ended. Another live process's temporaries, and anything that is not a regular file, stay.
-void remove_stale_temporaries(const std::string& target) {
+// ended. Another live process's temporaries, anything that is not a regular file, and the run's inputs (however
+// they are named) stay.
+void remove_stale_temporaries(const std::string& target, const std::vector<named_path>& inputs) {
   const std::string folder = directory_of(target);
   const std::string prefix = target.substr(target.find_last_of('/') + 1) + ".partial-";
   DIR* dir = ::opendir(folder.c_str());
@@ -163,7 +165,12 @@ void remove_stale_temporaries(const std::string& target) {
     if (end == digits || *end != '-' || pid <= 0 || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
     const std::string path = folder + "/" + name;
     struct stat st {};
-    if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::unlink(path.c_str());
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    const auto identity = replaceable_identity(path);
+    const bool an_input = std::any_of(inputs.begin(), inputs.end(), [&](const named_path& input) {
+      return !input.path.empty() && replaceable_identity(input.path) == identity;
+    });
+    if (!an_input) ::unlink(path.c_str());
   }
   ::closedir(dir);
 }
@@ -225,7 +232,7 @@ output_file::output_file(const named_path& output, const std::vector<named_path>
     if (!S_ISDIR(directory.st_mode)) throw input_error(path_ + ": " + where + ": " + reason(ENOTDIR));
   }
   refuse_replacing_an_input(output, target_, inputs);
-  remove_stale_temporaries(target_);
+  remove_stale_temporaries(target_, inputs);
   // Two outputs of one run to the same file (--out and --png alike, say) would leave only the one committed last.
   {
     const std::lock_guard<std::mutex> lock(claimed_mutex);
@@ -292,12 +299,8 @@ void output_file::write_directly() {
   if (out.fail()) throw writing_failed(path_, error);
 }
 
-void output_file::commit() {
-  if (direct_) {
-    write_directly();
-    committed_ = true;
-    return;
-  }
+void output_file::prepare() {
+  if (direct_ || prepared_) return;
   errno = 0;
   file_.flush();
   const bool written = static_cast<bool>(file_);
@@ -313,6 +316,16 @@ void output_file::commit() {
     std::remove(temporary_path_.c_str());
     throw;
   }
+  prepared_ = true;
+}
+
+void output_file::publish() {
+  if (direct_) {
+    write_directly();
+    committed_ = true;
+    return;
+  }
+  prepare();
   if (std::rename(temporary_path_.c_str(), target_.c_str()) != 0) {
     const int rename_error = errno;
     std::remove(temporary_path_.c_str());
@@ -321,6 +334,25 @@ void output_file::commit() {
   committed_ = true;
   remove_pending(pending_slot_);  // the temporary is the output now
   pending_slot_ = -1;
+}
+
+void output_file::commit() {
+  prepare();
+  publish();
+}
+
+void commit_together(std::initializer_list<output_file*> files) {
+  // every temporary written out and checked: a full disk or an I/O error shows here, before any output appears
+  for (auto* file : files) {
+    if (file) file->prepare();
+  }
+  // the direct writes, which can fail (/dev/full) but not be taken back, before the renames, which can be
+  for (auto* file : files) {
+    if (file && file->writes_directly()) file->publish();
+  }
+  for (auto* file : files) {
+    if (file && !file->writes_directly()) file->publish();
+  }
 }
 
 }  // namespace dpt::app

@@ -17,12 +17,13 @@
 //
 // A replaced file keeps its permission bits, and its owner and group where the process may set them (root may;
 // another user's file then becomes that user's). A run killed by SIGKILL, which no handler sees, leaves its
-// temporary `OUT.partial-PID-N`; the next output to OUT removes those whose process is gone. A run ended by SIGINT,
-// SIGTERM or SIGHUP removes its temporaries too (unless the signal is ignored or handled by the app), then ends as the
-// signal would have.
+// temporary `OUT.partial-PID-N`; the next output to OUT removes those whose process is gone (never one of its run's
+// inputs). A run ended by SIGINT, SIGTERM or SIGHUP removes its temporaries too (unless the signal is ignored or
+// handled by the app), then ends as the signal would have.
 #pragma once
 
 #include <fstream>
+#include <initializer_list>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -46,8 +47,14 @@ class output_file {
   ~output_file();
 
   std::ostream& stream() { return direct_ ? static_cast<std::ostream&>(buffer_) : file_; }
-  // Flushes, checks for write errors, and renames into place (or writes the device); throws on failure.
+  // Flushes, checks for write errors, and renames into place (or writes the device); throws on failure. It is
+  // prepare(), which writes the temporary out and checks it, then publish(), which renames it into place or writes
+  // the device; commit_together() below commits several outputs of one run in those two steps.
   void commit();
+  void prepare();
+  void publish();
+  // True for a device, FIFO or terminal, written at publish(); false for a file, renamed into place.
+  bool writes_directly() const { return direct_; }
 
  private:
   void write_directly();
@@ -60,7 +67,14 @@ class output_file {
   std::stringstream buffer_;    // the text for a direct write
   std::string identity_;        // the file, folder links resolved, while this output claims it
   int pending_slot_ = -1;       // where the signal handler finds temporary_path_
-  bool direct_ = false, committed_ = false;
+  bool direct_ = false, prepared_ = false, committed_ = false;
 };
+
+// Commits the outputs of one run (null entries skipped), all or none where a file system allows: every
+// temporary is written out and checked first, so that a write error leaves no output; then the direct writes,
+// which a device can still refuse (/dev/full), while no file has been replaced; then the renames into place,
+// which within one folder do not fail short of the folder changing under the run. Throws as commit() does; an
+// output not published by then is removed by its destructor.
+void commit_together(std::initializer_list<output_file*> files);
 
 }  // namespace dpt::app

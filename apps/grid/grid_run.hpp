@@ -116,11 +116,8 @@ struct output_files {
     neighbors = open("--neighbors-out", o.neighbors_out);
     png = open("--png", o.png_out);
   }
-  void commit() {
-    for (auto* file : {cells.get(), neighbors.get(), png.get()}) {
-      if (file) file->commit();
-    }
-  }
+  // all or none (dpt::app::commit_together)
+  void commit() { commit_together({cells.get(), neighbors.get(), png.get()}); }
 };
 
 // --check: every particle's cell against a sequential loop and, with --radius, the neighbour counts by brute
@@ -160,10 +157,10 @@ struct grid_run_setup {
 
 template <int Dim, class Real>
 grid_run_setup<Dim, Real> prepare_run(const grid_options& o) {
-  double cells = 1;
+  double cells = 1;  // at most 2^31 - 1 (parse_dims)
   for (const int d : o.dims) cells *= d;
-  // --generate's particles are checked before they are made (more cells than dpt-grid supports are refused below)
-  if (o.input_path.empty() && cells <= std::numeric_limits<std::int32_t>::max()) {
+  // --generate's particles are checked before they are made
+  if (o.input_path.empty()) {
     require_memory(grid_memory_needs<Dim, Real>(o, static_cast<double>(o.n), cells, true),
                    std::to_string(o.n) + " particles in " + std::to_string(static_cast<long long>(cells)) + " cells",
                    this_builds_device_memory());
@@ -177,9 +174,6 @@ grid_run_setup<Dim, Real> prepare_run(const grid_options& o) {
   const auto& grid = setup.grid;
   setup.outside = o.clamp ? dpt::out_of_domain::clamp : dpt::out_of_domain::error;
   const std::int64_t cell_count = grid.cell_count();
-  if (cell_count > std::numeric_limits<std::int32_t>::max()) {
-    throw input_error("--dims: " + std::to_string(cell_count) + " cells are more than dpt-grid supports (2^31 - 1)");
-  }
   // a CSV's particles, once read (the file bounds their number)
   if (!o.input_path.empty()) {
     require_memory(grid_memory_needs<Dim, Real>(o, static_cast<double>(n), static_cast<double>(cell_count), false),

@@ -2,6 +2,7 @@
 #include "grid/options.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "app_support/command_line.hpp"
@@ -68,6 +69,12 @@ std::vector<int> parse_dims(const std::string& text) {
     start = x + 1;
   }
   if (dims.size() != 2 && dims.size() != 3) throw input_error("--dims must be AxB or AxBxC (got " + text + ")");
+  // cell ids, counts and offsets are 32-bit (grid_index); the product in double, which cannot overflow here
+  double cells = 1;
+  for (const int d : dims) cells *= d;
+  if (cells > std::numeric_limits<std::int32_t>::max()) {
+    throw input_error("--dims: " + text + " is more cells than dpt-grid supports (2^31 - 1)");
+  }
   return dims;
 }
 

@@ -119,8 +119,7 @@ inline void print_report(const histogram_options& o, std::size_t n, std::size_t 
   }
 }
 
-// All outputs or none: render both before committing either (a failed PNG encoding leaves no --out), and should
-// the PNG's commit fail after --out's, remove --out again.
+// All outputs or none: render both, then commit them together (a failed PNG encoding or write leaves no --out).
 inline void write_outputs(const histogram_options& o, std::size_t n, double lo, double hi,
                           const histogram_counts& counts, dpt::app::output_file* out_file,
                           dpt::app::output_file* png_file) {
@@ -132,15 +131,7 @@ inline void write_outputs(const histogram_options& o, std::size_t n, double lo, 
     std::snprintf(title, sizeof title, "%zu values, %d bins, %llu dropped", n, o.bins, counts.dropped());
     dpt::app::write_histogram_png(png_file->stream(), {counts.counts, lo, hi, title});
   }
-  if (out_file) out_file->commit();
-  if (png_file) {
-    try {
-      png_file->commit();
-    } catch (...) {
-      if (out_file) std::remove(o.out_path.c_str());
-      throw;
-    }
-  }
+  dpt::app::commit_together({out_file, png_file});
 }
 
 // Data with a NaN or an infinity have no range of their own: NumPy refuses them unless given one.

@@ -21,7 +21,7 @@ const char* const spmv_usage =
     "  --x-random SEED     x uniform in [-1, 1) from a seeded generator\n"
     "  --out Y.mtx         write y as a Matrix Market array, 17 significant digits\n"
     "  --check             compare y with a sequential double-precision CSR loop; fail (exit 1) if any row's\n"
-    "                      error exceeds its rounding-error bound\n"
+    "                      error exceeds its rounding-error bound (--out is written all the same, to inspect)\n"
     "  --repeat N          time N runs and report the median (default 10)\n"
     "  --precision P       double (default) or float values and arithmetic\n"
     "\n"
@@ -34,8 +34,10 @@ const char* const spmv_usage =
     "output file is left behind).\n"
     "\n"
     "Under mpiexec -n N (builds with MPI) each rank multiplies a block of rows with about equal non-zeros, rank 0\n"
-    "reading the inputs and writing --out: the same file, byte for byte, as one process writes. On CUDA the\n"
-    "halo goes through pinned host buffers unless the MPI is CUDA-aware; the report's \"halo memory\" says which.\n";
+    "reading the inputs and writing --out: on the CPU device systems the same file, byte for byte, as one\n"
+    "process writes; on CUDA, whose reduction adds in tiles that follow each rank's rows, the same y within\n"
+    "--check's bound. On CUDA the halo goes through pinned host buffers unless the MPI is CUDA-aware; the\n"
+    "report's \"halo memory\" says which.\n";
 
 std::optional<spmv_options> parse_spmv_options(int argc, const char* const argv[]) {
   command_line app{"dpt-spmv"};

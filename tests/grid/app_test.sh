@@ -44,6 +44,12 @@ expect_bad "negative radius" "must be finite and > 0" \
 expect_bad "radius above the cell size" "exceeds the cell size 1 along axis x" \
   --input "$data/seven.csv" --dims 4x4 --domain 0,0:4,4 --radius 1.5
 expect_bad "bad --dims" "--dims" --input "$data/seven.csv" --dims 4x0 --radius 0.1
+# more cells than 32-bit ids number, refused before any particle is made: products that wrap in 64 bits to a
+# negative count and to 0, and 2^32 cells for 2^31 - 1 particles (about 34 GiB, were they generated first)
+for dims in 1073741824x1073741824x8 2097152x2097152x4194304 65536x65536; do
+  expect_bad "--dims $dims" "--dims: $dims is more cells than dpt-grid supports (2^31 - 1)" \
+    --generate uniform --n 2147483647 --dims "$dims"
+done
 expect_bad "bad --domain" "--domain" --input "$data/seven.csv" --dims 4x4 --domain 0,0:0,4 --radius 0.1
 expect_bad "--neighbors-out without --radius" "--neighbors-out needs --radius" --input "$data/seven.csv" --dims 4x4
 # the cell side 0.25 rounded up by 4 ulps is the largest radius taken: 5 ulps above it is refused, with the rule
@@ -204,6 +210,21 @@ for file in far edge; do
     2>"$work/stderr" || fail "--png of $file.csv: exit status $?: $(cat "$work/stderr")"
 done
 cmp -s "$work/far.png" "$work/edge.png" || fail "--png: particles far beyond the domain are not drawn at its edge"
+
+# All outputs or none: a --png that fails as it is written (/dev/full) leaves no --cells-out or --neighbors-out,
+# and an existing one keeps its text.
+rm -f "$work/cells.txt"
+printf 'old\n' >"$work/kept.txt"
+"$app" --input "$data/seven.csv" --dims 4x4 --domain 0,0:4,4 --radius 1 --cells-out "$work/cells.txt" \
+  --neighbors-out "$work/kept.txt" --png /dev/full >/dev/null 2>"$work/stderr"
+status=$?
+((status == 1)) || fail "--png /dev/full: exit status $status, expected 1"
+grep -qF "/dev/full: writing failed" "$work/stderr" || fail "--png /dev/full: stderr $(cat "$work/stderr")"
+[[ ! -e $work/cells.txt ]] || fail "--png /dev/full: --cells-out was written"
+[[ $(cat "$work/kept.txt") == old ]] || fail "--png /dev/full: the existing --neighbors-out changed"
+left=$(compgen -G "$work/*.partial-*")
+[[ -z $left ]] || fail "--png /dev/full: left temporaries behind: $left"
+rm -f "$work/kept.txt"
 
 # No particles: every cell empty.
 if "$app" --input "$data/empty.csv" --dims 2x2 --cells-out "$work/cells.txt" >"$work/stdout" 2>"$work/stderr"; then

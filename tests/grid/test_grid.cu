@@ -638,6 +638,12 @@ TEST_CASE("bad grids and radii are rejected before any work", "[grid][errors]" D
     const dpt::test::device_particles<3, double> d(dpt::test::random_particles<3, double>(3, 1));
     thrust::device_vector<std::uint32_t> cells(3);
     CHECK_THROWS_WITH(dpt::map_particles_to_cells(thrust::device, huge, d.positions(), 3, cells.begin()),
-                      Catch::Contains("too many"));
+                      Catch::Contains("2000 x 2000 x 2000 cells are too many for its cell id type"));
+    // 64-bit cell ids: the axes' product (about 2^93) overflows any integer, and the message names the axes
+    const auto beyond = dpt::test::unit_grid<3, double>({2147483647, 2147483647, 2147483647});
+    thrust::device_vector<std::int64_t> wide_cells(3);
+    CHECK_THROWS_WITH(dpt::map_particles_to_cells(thrust::device, beyond, d.positions(), 3, wide_cells.begin()),
+                      Catch::Contains("2147483647 x 2147483647 x 2147483647 cells are too many for its cell id type "
+                                      "(fewer than 9223372036854775807)"));
   }
 }

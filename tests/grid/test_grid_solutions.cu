@@ -165,6 +165,22 @@ TEST_CASE("the five solutions on bad and extreme input", "[grid][solutions][erro
     CHECK_THROWS_WITH(run_solution(solution, grid, p), Catch::Contains(no_cells ? "every axis needs at least one cell"
                                                                                 : "must be finite with lower < upper"));
   }
+  SECTION("a grid of more cells than the cell ids number is refused before its cells are allocated") {
+    // 2^36 cells: were the per-cell arrays allocated first, this would be a bad_alloc (or half a terabyte)
+    const auto p = dpt::test::random_particles<3, double>(5, 4);
+    const dpt::test::device_particles<3, double> d(p);
+    const auto grid = dpt::test::unit_grid<3, double>({4096, 4096, 4096});
+    thrust::device_vector<std::int64_t> offsets(17, -1);  // far short of cell_count() + 1: nothing may be written
+    thrust::device_vector<int> ids(p.size(), -1);
+    CHECK_THROWS_AS(
+        dpt::bin_particles(thrust::device, solution, grid, d.positions(), d.size(), offsets.begin(), ids.begin()),
+        std::invalid_argument);
+    CHECK_THROWS_WITH(
+        dpt::bin_particles(thrust::device, solution, grid, d.positions(), d.size(), offsets.begin(), ids.begin()),
+        Catch::Contains("4096 x 4096 x 4096 cells are too many for its cell id type"));
+    CHECK(dpt::test::to_std(offsets) == std::vector<std::int64_t>(17, -1));
+    CHECK(dpt::test::to_std(ids) == std::vector<int>(5, -1));
+  }
   SECTION("clamping") {
     auto p = dpt::test::random_particles<2, double>(1009, 2);
     p.axis[0][5] = -3;

@@ -163,9 +163,8 @@ grep -q '^the counts agree with the sequential count$' "$work/stdout" ||
   fail "float32, checked: no agreement line: $(cat "$work/stdout")"
 "$app" --help >/dev/null || fail "--help exits $?"
 
-# All outputs or none. An output path that is a folder is refused before anything is computed; an output that
-# fails as it is written (/dev/full, written straight through at commit) takes the other one back with it, even
-# one committed before it.
+# All outputs or none. An output path that is a folder is refused before anything is computed; when an output
+# fails as it is written (/dev/full, written straight through at commit), the other one does not appear.
 mkdir "$work/folder"
 for failing in --out --png; do
   for target in "$work/folder" /dev/full; do
@@ -189,5 +188,21 @@ for failing in --out --png; do
     rm -f "$work"/counts.txt* "$work"/histogram.png* "$work"/folder.*
   done
 done
+# ... and the --out that a failed --png takes back is the run's, not what was there before: an existing file keeps
+# its text, and a symbolic link stays, naming a file that keeps its text.
+printf 'old\n' >"$work/kept.txt"
+printf 'old\n' >"$work/real.txt"
+ln -s real.txt "$work/link.txt"
+for out in kept.txt link.txt; do
+  "$app" --input "$data/tenths.txt" --bins 10 --range 0:1 --out "$work/$out" --png /dev/full >/dev/null \
+    2>"$work/stderr"
+  status=$?
+  ((status == 1)) || fail "--out $out, --png /dev/full: exit status $status, expected 1"
+  [[ $(cat "$work/$out" 2>/dev/null) == old ]] || fail "--out $out, --png /dev/full: $out no longer holds 'old'"
+done
+[[ -L $work/link.txt && $(cat "$work/real.txt") == old ]] || fail "--png /dev/full: the link or its file changed"
+left=$(compgen -G "$work/*.partial-*")
+[[ -z $left ]] || fail "--png /dev/full: left temporaries behind: $left"
+rm -f "$work/kept.txt" "$work/real.txt" "$work/link.txt"
 
 finish dpt-histogram

@@ -32,6 +32,7 @@
 
 namespace {
 
+using dpt::app::commit_together;
 using dpt::app::output_file;
 
 using dpt::test::error_of;
@@ -269,6 +270,16 @@ TEST_CASE("output_file: the temporary a killed run leaves is removed by the next
   write_and_commit(dir / "y.txt", "new");
   CHECK(contents(dir / "y.txt") == "new");
   CHECK(names_in(dir.path) == std::vector<std::string>{"y.txt", live, other});
+  // a run's input that happens to be named like a dead run's temporary is the run's input, not debris
+  const std::string input = "y.txt.partial-" + std::to_string(child) + "-1";
+  write_text(dir / input, "an input");
+  {
+    output_file out(dpt::app::named_path{"--out", dir / "y.txt"}, {{"--input", dir / input}});
+    out.stream() << "newer";
+    out.commit();
+  }
+  CHECK(contents(dir / input) == "an input");
+  CHECK(contents(dir / "y.txt") == "newer");
 }
 
 TEST_CASE("output_file writes through symbolic links to the file they name", "[app_support]" DPT_BACKEND_TAG) {
@@ -358,6 +369,37 @@ TEST_CASE("output_file writes what is not a regular file directly, at commit", "
     }
     CHECK(type_of(fifo) == S_IFIFO);
     CHECK(names_in(dir.path) == std::vector<std::string>{"fifo"});
+  }
+}
+
+TEST_CASE("commit_together: the outputs of one run appear all or none", "[app_support]" DPT_BACKEND_TAG) {
+  scratch_directory dir;
+  SECTION("a device that refuses its write leaves the files as they were, links and all") {
+    write_text(dir / "kept.txt", "old");
+    write_text(dir / "real.txt", "old");
+    REQUIRE(::symlink("real.txt", (dir / "link").c_str()) == 0);
+    {
+      output_file fresh(dir / "fresh.txt"), kept(dir / "kept.txt"), link(dir / "link"), full("/dev/full");
+      for (auto* out : {&fresh, &kept, &link, &full}) out->stream() << "new";
+      CHECK_THROWS_WITH(commit_together({&fresh, &kept, &full, &link}), Catch::StartsWith("/dev/full: writing failed"));
+    }
+    CHECK(contents(dir / "kept.txt") == "old");
+    CHECK(contents(dir / "real.txt") == "old");
+    CHECK(type_of(dir / "link") == S_IFLNK);
+    CHECK(names_in(dir.path) == std::vector<std::string>{"kept.txt", "link", "real.txt"});
+    CHECK(type_of("/dev/full") == S_IFCHR);
+  }
+  SECTION("outputs that all succeed all appear; a null entry is skipped") {
+    {
+      output_file a(dir / "a.txt"), b(dir / "b.txt"), null_device("/dev/null");
+      a.stream() << "first";
+      b.stream() << "second";
+      commit_together({&a, nullptr, &null_device, &b});
+    }
+    CHECK(contents(dir / "a.txt") == "first");
+    CHECK(contents(dir / "b.txt") == "second");
+    CHECK(names_in(dir.path) == std::vector<std::string>{"a.txt", "b.txt"});
+    CHECK(type_of("/dev/null") == S_IFCHR);
   }
 }
 

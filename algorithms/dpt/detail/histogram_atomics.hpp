@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cuda/atomic>
+#include <limits>
 #include <stdexcept>
 #include <thread>
 #include <thrust/fill.h>
@@ -130,6 +131,10 @@ std::size_t cub_histogram_bytes(IdIt ids, bin_counter* counters, int slot_count,
 template <class DerivedPolicy, class InputIt, class BinIndex, class SlotIt>
 void count_by_cub(const thrust::detail::execution_policy_base<DerivedPolicy>& exec, InputIt first, std::ptrdiff_t n,
                   BinIndex bin_of, int slot_count, SlotIt slots) {
+  // HistogramEven takes slot_count + 1 levels as an int
+  if (slot_count == std::numeric_limits<int>::max()) {
+    throw std::invalid_argument("histogram: the cub method counts at most 2^31 - 5 bins");
+  }
   if (n == 0) {
     thrust::fill_n(exec, slots, slot_count, bin_counter{0});
     return;
@@ -224,10 +229,11 @@ inline std::size_t privatized_scratch_bytes(std::ptrdiff_t n, int slot_count) {
 }
 
 // The bytes the cub method takes through its policy for n values in slot_count slots (none on a CPU, which
-// refuses the method).
+// refuses the method, nor for more slots than it counts).
 inline std::size_t cub_scratch_bytes(std::ptrdiff_t n, int slot_count) {
 #if DPT_CUDA_DEVICE_SYSTEM
-  return n == 0 ? 0 : cub_histogram_bytes(static_cast<const int*>(nullptr), nullptr, slot_count, n);
+  if (n == 0 || slot_count == std::numeric_limits<int>::max()) return 0;
+  return cub_histogram_bytes(static_cast<const int*>(nullptr), nullptr, slot_count, n);
 #else
   (void)n, (void)slot_count;
   return 0;

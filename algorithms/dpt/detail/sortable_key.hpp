@@ -16,8 +16,17 @@
 // Floating-point keys are stored with −0.0 folded into +0.0, on every system, so equal keys sort as one.
 //
 //   group_by_key(keys [0.0, −0.0, 0.0, −0.0], values [1, 2, 3, 4]) → one group, keyed +0.0: [1, 2, 3, 4]
+//
+// Where the caller's keys are sorted in place, there is nothing to store encoded: sort_order_less is the order
+// dpt's CPU sorts give, as a comparison. Thrust's CPU sorts radix-sort only under `<` itself (thrust::less), so
+// with it they merge-sort, in the right order.
+//
+//   thrust::stable_sort_by_key(thrust::cpp::par, keys [0.0, −5.0, −0.0], values [a, b, c], sort_order_less<double>{})
+//     → keys [−5.0, 0.0, −0.0], values [b, a, c]
 #pragma once
 
+#include <cstdint>
+#include <cuda/std/bit>
 #include <thrust/system/cpp/detail/execution_policy.h>
 #include <type_traits>
 
@@ -70,6 +79,28 @@ struct sortable_key<int, DerivedPolicy, key_encoding::flip_sign_bit> {
   struct decode {
     DPT_HOST_DEVICE int operator()(unsigned int key) const { return static_cast<int>(key ^ sign_bit); }
   };
+};
+
+// Keys in ascending order, −0.0 and +0.0 as one key; for floating-point keys −NaN < −∞ < … < +∞ < +NaN, by their
+// bits with the sign bit flipped (all bits, for negative keys), the order of dpt's CPU sorts (dpt/sort.hpp).
+template <class Key>
+struct sort_order_less {
+  DPT_HOST_DEVICE bool operator()(const Key& a, const Key& b) const {
+    if constexpr (std::is_floating_point_v<Key>) {
+      return code(a) < code(b);
+    } else {
+      return a < b;
+    }
+  }
+
+ private:
+  using bits = std::conditional_t<sizeof(Key) == 8, std::uint64_t, std::uint32_t>;
+  DPT_HOST_DEVICE static bits code(Key key) {
+    static_assert(sizeof(Key) == sizeof(bits), "float or double keys");
+    const auto b = ::cuda::std::bit_cast<bits>(key == Key(0) ? Key(0) : key);  // −0.0 → +0.0
+    constexpr bits sign = bits(1) << (8 * sizeof(bits) - 1);
+    return (b & sign) ? ~b : (b | sign);
+  }
 };
 
 }  // namespace dpt::detail

@@ -4,8 +4,9 @@
 // The lecture's counting sort, twice over (codes in hex, payloads left out):
 //
 //   codes      = [31, 12, 33, 10, 21, 32]
-//   vary       = OR of (code ^ codes[0])            = 23: only bits 0–5 decide the order; the others are skipped
-//   top digit  = each core counts its chunk's top digit (bits 4–5 here: 3, 1, 3, 1, 2, 3), a scan of the
+//   vary       = OR of (code ^ codes[0])            = 33: only bits 0–5 decide the order; the others are skipped
+//   top digit  = each core counts its chunk's top digit (bits 4–5 here, two bits for the example; the sort's
+//                top digit has 4 to 11: 3, 1, 3, 1, 2, 3), a scan of the
 //                counts says where each core writes each bucket, and each core scatters its chunk there, in
 //                input order, a cache line at a time → [12, 10 | 21 | 31, 33, 32]
 //   buckets    = each bucket, claimed by whichever core is free, sorted by counting-sort passes over the lower

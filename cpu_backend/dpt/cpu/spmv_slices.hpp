@@ -5,7 +5,8 @@
 // segmented reduction with a head at every row start. With the lecture's matrix and x = [1, 2, 3, 4]:
 //
 //   products     [3 3 4 | 12 4 18 | 32]         slices of 3 entries; rows [0 0 1 | 2 3 3 | 3]
-//   reduce       the sum since the slice's last row start, and whether it has one: (yes, 4) (yes, 22) (no, 32)
+//   reduce       the sum since the slice's last row start, and whether it has one: (yes, 4) (yes, 22); slice 2
+//                has none, so its reduce adds nothing (no, 0) and its prefix folds it on the base: 22 + 32
 //   bases        the sum so far of the row open where each slice begins:  0, 4 (row 1, ended), 22 (row 3)
 //   walk         slice 0: y0 = 6, y1 = 4;  slice 1: y2 = 12, row 3 goes on;  slice 2: y3 = 22 + 32 = 54
 //
