@@ -35,6 +35,13 @@
 // thread ends the launch and reaches the caller as it was thrown, without the kernel and block that the runner's
 // own errors name. Spin loops must contain __nanosleep, an atomic or __threadfence (the runner cannot see a plain
 // volatile read).
+//
+// What it cannot show, so only a GPU run (scripts/gpu-check, with compute-sanitizer) can: memory is never
+// reordered, and a thread runs alone between scheduling points, so a plain read-modify-write (h[key]++ without an
+// atomic) never loses an update here; blocks publish to one another only in the order they run, so a flag stored
+// before the value it guards (a release store made relaxed) still reads right; and lanes meeting at a shuffle are
+// matched by where the shuffle helper is written, so two different shuffles of dpt::kernels' helpers reached by
+// diverged lanes are not told apart.
 #pragma once
 
 #if defined(__CUDACC__)

@@ -177,6 +177,10 @@ inline void check_temp_storage(const char* who, const void* d_temp_storage, std:
                                 " bytes");
 }
 
+// The most static `__shared__` memory one block may declare (more takes dynamic shared memory and an opt-in).
+// Kernels assert their storage against it, so the SIMT runner refuses what a GPU build would.
+inline constexpr std::size_t static_shared_memory_limit = 48 * 1024;
+
 // Storage for N values of T without constructing them: `__shared__` variables cannot have constructors under
 // nvcc, and every slot is written before it is read.
 template <class T, int N>

@@ -31,7 +31,9 @@
 //
 // Offsets are 64-bit: n may exceed 2^31. The entry points take device pointers (host pointers on the SIMT
 // runner) and a stream, throw std::invalid_argument for bad arguments and dpt::kernels::cuda_error when a
-// CUDA call fails. d_out may equal d_in.
+// CUDA call fails. d_out may equal d_in. A tile, with its padded exchange buffer, must fit a block's 48 KiB of
+// static shared memory (asserted at compile time): at the default 256 threads × 8 items a value of 16 bytes fits
+// and one of 24 does not, which needs fewer items per thread.
 #pragma once
 
 #include <cstddef>
@@ -172,6 +174,8 @@ template <class T, class Op, class Policy>
 __global__ void __launch_bounds__(Policy::block_threads)
     scan_tiles_kernel(const T* in, T* out, T* tile_totals, std::int64_t n, Op op, bool exclusive) {
   using tile = tile_scan<T, Policy>;
+  static_assert(sizeof(typename tile::TempStorage) <= static_shared_memory_limit,
+                "the tile does not fit a block's 48 KiB of static shared memory: fewer items per thread for this type");
   __shared__ typename tile::TempStorage storage;
   const std::int64_t begin = static_cast<std::int64_t>(blockIdx.x) * Policy::tile_items;
   const int valid = tile_valid<Policy>(n, begin);
@@ -262,6 +266,8 @@ __global__ void __launch_bounds__(Policy::block_threads)
     std::int64_t tile_index;
     uninitialized_array<T, 1> prefix;
   };
+  static_assert(sizeof(storage_t) <= static_shared_memory_limit,
+                "the tile does not fit a block's 48 KiB of static shared memory: fewer items per thread for this type");
   __shared__ storage_t storage;
 
   // Take the next tile. A launch of one tile has nothing to take and no one to publish to: it gets no status.
