@@ -346,7 +346,8 @@ void commit_together(std::initializer_list<output_file*> files) {
   for (auto* file : files) {
     if (file) file->prepare();
   }
-  // the direct writes, which can fail (/dev/full) but not be taken back, before the renames, which can be
+  // the direct writes, which can fail (/dev/full) and cannot be taken back, while no file has been replaced; then
+  // the renames, which within one folder do not fail
   for (auto* file : files) {
     if (file && file->writes_directly()) file->publish();
   }
